@@ -1,0 +1,8 @@
+FROM node:20-bookworm-slim
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts
+COPY . .
+ENV NODE_ENV=production
+EXPOSE 3000
+CMD ["npm", "run", "api"]

@@ -1,0 +1,62 @@
+import http from 'node:http';
+import { loadConfigOrExit, type Config } from './config';
+import { migrate } from './db/migrate';
+import { createDb } from './db/pool';
+import { createApp } from './http/app';
+import type { AppServices } from './http/context';
+import { createLogger } from './logger';
+import { createTemporalClient } from './temporal/client';
+
+export interface RunningApi {
+  server: http.Server;
+  services: AppServices;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startApi(config: Config): Promise<RunningApi> {
+  if (config.migrateOnStart) await migrate(config.databaseUrl);
+  const logger = createLogger(config.logLevel).child({ process: 'api' });
+  const services: AppServices = {
+    config,
+    logger,
+    db: createDb(config.databaseUrl, config.dbPoolSize),
+    temporal: createTemporalClient(config),
+  };
+  const app = createApp(services);
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ port }, 'api listening');
+  return {
+    server,
+    services,
+    url: `http://127.0.0.1:${port}${config.basePath}`,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await services.temporal.connection.close();
+      await services.db.close();
+    },
+  };
+}
+
+if (require.main === module) {
+  const config = loadConfigOrExit();
+  startApi(config).then(
+    (api) => {
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+        process.once(sig, () => void api.close().then(() => process.exit(0)));
+      }
+    },
+    (err) => {
+      process.stderr.write(`api could not start: ${err?.message ?? err}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,39 @@
+import pg from 'pg';
+
+// Money and counts are BIGINT (int8); they fit in a JS number up to 2^53, far
+// above any amount we accept (≤ 99,999,999), so parse them as numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export type Queryable = Pick<pg.PoolClient, 'query'>;
+
+export interface Db {
+  pool: pg.Pool;
+  query<R extends pg.QueryResultRow = any>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+  withTransaction<T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export function createDb(databaseUrl: string, max = 20): Db {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max, connectionTimeoutMillis: 5000 });
+  // An idle client losing its connection (database restart) must not crash the process.
+  pool.on('error', () => undefined);
+  return {
+    pool,
+    query: (sql, params) => pool.query(sql, params as any[]),
+    async withTransaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

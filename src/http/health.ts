@@ -1,0 +1,30 @@
+import type { Connection } from '@temporalio/client';
+import type { AppServices } from './context';
+
+/** Healthy only when PostgreSQL answers and the Temporal frontend reports SERVING. */
+export async function checkHealth(services: AppServices): Promise<{ ok: boolean; database: string; temporal: string }> {
+  const [database, temporal] = await Promise.all([
+    withTimeout(services.db.query('SELECT 1').then((): string => 'ok'), 2000).catch(() => 'unreachable'),
+    withTimeout(
+      (services.temporal.connection as Connection).healthService.check({}).then((r): string => (r.status === 1 ? 'ok' : 'not_serving')),
+      2000,
+    ).catch(() => 'unreachable'),
+  ]);
+  return { ok: database === 'ok' && temporal === 'ok', database, temporal };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('timeout')), ms);
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}

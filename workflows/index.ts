@@ -1,0 +1,3 @@
+// Every workflow the worker registers. Workflow files import only @temporalio/workflow,
+// @temporalio/common, the shared contract in src/temporal/, and types.
+export { idleWorkflow } from './idle';
