@@ -8,7 +8,7 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', '.tools/**', 'test-results/**', 'bench/results/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
-  { files: ['**/*.js'], languageOptions: { globals: { ...globals.node }, sourceType: 'commonjs' } },
+  { files: ['**/*.js'], languageOptions: { globals: { ...globals.node }, sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
   {
     files: ['**/*.ts'],
     languageOptions: {
