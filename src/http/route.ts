@@ -2,6 +2,8 @@ import type Router from '@koa/router';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { ZodError, ZodObject, ZodType } from 'zod';
 import type { AuthenticatedKey } from '../domain/accounts';
+import type { Queryable } from '../db/pool';
+import { runHandler } from './mutation';
 import type { Scope } from '../domain/scopes';
 import type { AppContext, AppServices } from './context';
 import { ApiError, errors } from './errors';
@@ -16,6 +18,13 @@ export interface HandlerInput<B, Q, P> {
   auth: AuthenticatedKey;
   services: AppServices;
   ctx: AppContext;
+  /**
+   * Where the handler reads and writes. For POST/PATCH/DELETE it is one transaction around the
+   * whole handler (and the idempotency record); for GET it is the pool.
+   */
+  db: Queryable;
+  /** Work that must only happen once the transaction has committed (starting workflows). */
+  afterCommit(fn: () => Promise<void>): void;
 }
 
 export interface HandlerResult {
@@ -91,7 +100,9 @@ export function mountRoutes(router: Router<any, any>, routes: RouteDef<any, any,
       const params = parseWith(route.params, ctx.params);
       const query = parseWith(route.query, { ...ctx.query });
       const body = route.method === 'get' || route.method === 'delete' ? undefined : parseWith(route.body, ctx.state.body ?? {});
-      const result = await route.handler({ body, query, params, auth, services, ctx });
+      const result = await runHandler(ctx, services, route.method, (db, afterCommit) =>
+        route.handler({ body, query, params, auth, services, ctx, db, afterCommit }),
+      );
       ctx.status = result.status ?? 200;
       ctx.body = result.body;
     }, { name: route.operationId });
