@@ -14,6 +14,8 @@ const EnvSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('payments'),
   TEMPORAL_UI_URL: z.string().url().default('http://localhost:8233'),
+  /** Set custom search attributes on workflows (and register them at worker start). Off for servers without them, such as the time-skipping test server. */
+  TEMPORAL_SEARCH_ATTRIBUTES: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** The public address of the API, including any path prefix (https://host/api). */
   PUBLIC_BASE_URL: z.string().url().optional(),
   /** The path the app itself serves under. Defaults to the path of PUBLIC_BASE_URL; set it to "" when a proxy strips the prefix. */
@@ -52,6 +54,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       uiUrl: e.TEMPORAL_UI_URL.replace(/\/+$/, ''),
+      searchAttributes: e.TEMPORAL_SEARCH_ATTRIBUTES,
     },
     publicBaseUrl,
     basePath,

@@ -28,15 +28,17 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const logger = createLogger(config.logLevel).child({ process: 'worker' });
   const db = createDb(config.databaseUrl, config.dbPoolSize);
   const temporal = createTemporalClient(config);
-  const admin = await Connection.connect({ address: config.temporal.address });
-  await ensureSearchAttributes(admin, config.temporal.namespace).finally(() => admin.close());
+  if (config.temporal.searchAttributes) {
+    const admin = await Connection.connect({ address: config.temporal.address });
+    await ensureSearchAttributes(admin, config.temporal.namespace).finally(() => admin.close());
+  }
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...workflowSource(),
-    activities: createActivities({ db, config, temporal, logger, clock: () => new Date() }),
+    activities: createActivities({ db, config, temporal, logger }),
   });
   const done = worker.run().finally(async () => {
     await connection.close();

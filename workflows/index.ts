@@ -1,3 +1,4 @@
 // Every workflow the worker registers. Workflow files import only @temporalio/workflow,
 // @temporalio/common, the shared contract in src/temporal/, and types.
 export { idleWorkflow } from './idle';
+export { paymentWorkflow } from './payment';

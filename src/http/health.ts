@@ -1,14 +1,18 @@
 import type { Connection } from '@temporalio/client';
 import type { AppServices } from './context';
 
+const HEALTH_TIMEOUT_MS = 2000;
+
 /** Healthy only when PostgreSQL answers and the Temporal frontend reports SERVING. */
 export async function checkHealth(services: AppServices): Promise<{ ok: boolean; database: string; temporal: string }> {
+  const connection = services.temporal.connection as Connection;
   const [database, temporal] = await Promise.all([
-    withTimeout(services.db.query('SELECT 1').then((): string => 'ok'), 2000).catch(() => 'unreachable'),
-    withTimeout(
-      (services.temporal.connection as Connection).healthService.check({}).then((r): string => (r.status === 1 ? 'ok' : 'not_serving')),
-      2000,
-    ).catch(() => 'unreachable'),
+    withTimeout(services.db.query('SELECT 1').then((): string => 'ok'), HEALTH_TIMEOUT_MS).catch(() => 'unreachable'),
+    // A deadline (not only a timer here) so the client's own retries stop too.
+    connection
+      .withDeadline(Date.now() + HEALTH_TIMEOUT_MS, () => connection.healthService.check({}))
+      .then((r): string => (r.status === 1 ? 'ok' : 'not_serving'))
+      .catch(() => 'unreachable'),
   ]);
   return { ok: database === 'ok' && temporal === 'ok', database, temporal };
 }

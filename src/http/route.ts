@@ -64,7 +64,7 @@ export function zodToApiError(error: ZodError, input: unknown): ApiError {
     return errors.parameterUnknown(prefix ? `${prefix}.${issue.keys[0]}` : issue.keys[0]);
   }
   const param = formatParam(issue.path);
-  if (valueAt(input, issue.path) === undefined && issue.code === 'invalid_type') {
+  if (valueAt(input, issue.path) === undefined) {
     return errors.parameterMissing(param);
   }
   return errors.parameterInvalid(param || undefined, param ? `Invalid ${param}: ${issue.message}` : issue.message);

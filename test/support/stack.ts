@@ -16,6 +16,10 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     PORT: '0',
     LOG_LEVEL: 'silent',
     MIGRATE_ON_START: 'false',
+    // The same short sandbox delays as the test worker (global-setup.ts).
+    SANDBOX_USDC_CONFIRM_SECONDS: '1',
+    SANDBOX_SEPA_CONFIRM_SECONDS: '2',
+    SANDBOX_SETTLEMENT_SECONDS: '1',
     ...overrides,
   });
 }

@@ -14,13 +14,17 @@ CREATE TABLE payments (
   -- {type, brand?, last4?}: never a full card number.
   payment_method jsonb,
   last_payment_error jsonb,
+  -- What the payer must do next at checkout, e.g. {"type": "challenge"}.
+  next_action jsonb,
   payout_status text CHECK (payout_status IN ('pending', 'paid', 'failed')),
   payment_link_id uuid,
   cancellation_reason text,
   created_at timestamptz NOT NULL,
   expires_at timestamptz NOT NULL,
   -- Set once the payment's workflow is known to be started; the sweep starts the rest.
-  workflow_started_at timestamptz
+  workflow_started_at timestamptz,
+  -- The workflow numbers its transitions; a retried transition activity with an old number is a no-op.
+  transition_seq integer NOT NULL DEFAULT 0
 );
 CREATE INDEX payments_list_idx ON payments (account_id, livemode, id DESC);
 CREATE INDEX payments_unstarted_idx ON payments (id) WHERE workflow_started_at IS NULL;
@@ -59,7 +63,18 @@ CREATE INDEX events_list_idx ON events (account_id, livemode, id DESC);
 CREATE INDEX events_type_idx ON events (account_id, livemode, type, id DESC);
 CREATE INDEX events_undispatched_idx ON events (id) WHERE dispatched_at IS NULL;
 
+-- The sandbox processor's ledger: what a real processor keeps on its side. Requests carry
+-- idempotency keys derived from the workflow id, so a retried activity never charges twice.
+CREATE TABLE sandbox_processor_requests (
+  idempotency_key text PRIMARY KEY,
+  operation text NOT NULL,
+  response jsonb,
+  calls integer NOT NULL DEFAULT 1,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
 -- Down Migration
+DROP TABLE sandbox_processor_requests;
 DROP TABLE events;
 DROP TABLE payouts;
 DROP TABLE payments;

@@ -1,5 +1,7 @@
 import type { RouteDef } from '../route';
 import { accountRoutes } from './account/routes';
+import { paymentRoutes } from './payments/routes';
+import { testHelperRoutes } from './test-helpers/routes';
 
 /** Every authenticated /v1 operation. Each resource folder exports its own list. */
-export const apiRoutes: RouteDef<any, any, any>[] = [...accountRoutes];
+export const apiRoutes: RouteDef<any, any, any>[] = [...accountRoutes, ...paymentRoutes, ...testHelperRoutes];
