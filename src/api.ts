@@ -2,7 +2,7 @@ import http from 'node:http';
 import { loadConfigOrExit, type Config } from './config';
 import { migrate } from './db/migrate';
 import { createDb } from './db/pool';
-import { createApp } from './http/app';
+import { createApp, type AppOptions } from './http/app';
 import type { AppServices } from './http/context';
 import { createLogger } from './logger';
 import { createTemporalClient } from './temporal/client';
@@ -14,7 +14,7 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export async function startApi(config: Config): Promise<RunningApi> {
+export async function startApi(config: Config, options: AppOptions = {}): Promise<RunningApi> {
   if (config.migrateOnStart) await migrate(config.databaseUrl);
   const logger = createLogger(config.logLevel).child({ process: 'api' });
   const services: AppServices = {
@@ -23,7 +23,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     db: createDb(config.databaseUrl, config.dbPoolSize),
     temporal: createTemporalClient(config),
   };
-  const app = createApp(services);
+  const app = createApp(services, options);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

@@ -8,15 +8,20 @@ import { jsonBody } from './middleware/body';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { buildOpenApiDocument } from './openapi';
-import { mountRoutes } from './route';
+import { mountRoutes, type RouteDef } from './route';
 import { apiRoutes } from './routes';
 import { checkHealth } from './health';
+
+export interface AppOptions {
+  /** Operations mounted after the product's own, e.g. test-only routes. Not in the OpenAPI document. */
+  extraRoutes?: RouteDef<any, any, any>[];
+}
 
 /**
  * The Koa app. Everything is served under config.basePath (decisions §1):
  * public routes (health, OpenAPI, hosted pages), then the authenticated /v1 API.
  */
-export function createApp(services: AppServices): Koa<AppState> {
+export function createApp(services: AppServices, options: AppOptions = {}): Koa<AppState> {
   const app = new Koa<AppState>();
   app.proxy = true;
   const base = services.config.basePath;
@@ -47,7 +52,7 @@ export function createApp(services: AppServices): Koa<AppState> {
 
   const apiPrefix = `${base}/v1/`;
   const apiRouter = new Router<AppState>({ prefix: base });
-  mountRoutes(apiRouter, apiRoutes, services);
+  mountRoutes(apiRouter, [...apiRoutes, ...(options.extraRoutes ?? [])], services);
   const api = compose<AppContext>([
     authenticate(services),
     rateLimit(services),

@@ -3,6 +3,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { ZodError, ZodObject, ZodType } from 'zod';
 import type { AuthenticatedKey } from '../domain/accounts';
 import type { Queryable } from '../db/pool';
+import { IDEMPOTENCY_HEADER, readIdempotencyKey, REPLAYED_HEADER, requestFingerprint, type IdempotentRequest } from './idempotency';
 import { runHandler } from './mutation';
 import type { Scope } from '../domain/scopes';
 import type { AppContext, AppServices } from './context';
@@ -47,7 +48,6 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   body?: ZodType<B>;
   query?: ZodObject<any>;
   params?: ZodObject<any>;
-  /** Whether the POST runs through the Idempotency-Key middleware (every POST does; decisions §7). */
   responses: Record<number, { description: string; schema?: ZodType }>;
   handler: (input: HandlerInput<B, Q, P>) => Promise<HandlerResult>;
 }
@@ -97,11 +97,27 @@ export function mountRoutes(router: Router<any, any>, routes: RouteDef<any, any,
       const auth = ctx.state.auth;
       if (!auth) throw errors.invalidApiKey();
       if (route.scope && !auth.scopes.includes(route.scope)) throw errors.insufficientScope(route.scope);
+      // Every POST takes an Idempotency-Key (decisions §7); a bad one is refused like any other parameter.
+      const idempotencyKey = route.method === 'post' ? readIdempotencyKey(ctx) : undefined;
       const params = parseWith(route.params, ctx.params);
       const query = parseWith(route.query, { ...ctx.query });
       const body = route.method === 'get' || route.method === 'delete' ? undefined : parseWith(route.body, ctx.state.body ?? {});
-      const result = await runHandler(ctx, services, route.method, (db, afterCommit) =>
-        route.handler({ body, query, params, auth, services, ctx, db, afterCommit }),
+      // Only a request that passed auth and validation gets this far, so only such requests store anything.
+      const idempotency: IdempotentRequest | undefined = idempotencyKey
+        ? {
+            accountId: auth.accountId,
+            livemode: auth.livemode,
+            key: idempotencyKey,
+            // The body as sent (before zod defaults), so two requests match only if the client sent the same thing.
+            fingerprint: requestFingerprint(route.method, ctx.path.slice(services.config.basePath.length), { ...ctx.query }, ctx.state.body ?? {}),
+          }
+        : undefined;
+      const result = await runHandler(
+        ctx,
+        services,
+        route.method,
+        (db, afterCommit) => route.handler({ body, query, params, auth, services, ctx, db, afterCommit }),
+        idempotency,
       );
       ctx.status = result.status ?? 200;
       ctx.body = result.body;
@@ -143,6 +159,16 @@ export function registerRoutes(registry: OpenAPIRegistry, routes: RouteDef<any, 
     for (const [status, description] of Object.entries(COMMON_ERRORS)) {
       responses[status] ??= { description, content: { 'application/json': { schema: ErrorBodySchema } } };
     }
+    if (route.method === 'post') {
+      for (const [status, description] of Object.entries(IDEMPOTENCY_ERRORS)) {
+        if (responses[status]) responses[status].description += ` Or: ${description}`;
+        else responses[status] = { description, content: { 'application/json': { schema: ErrorBodySchema } } };
+      }
+      // What the handler answers (success or its own client error) is stored and may come back as a replay.
+      for (const status of Object.keys(route.responses)) {
+        if (Number(status) < 500) responses[status].headers = { [REPLAYED_HEADER]: REPLAYED_HEADER_OBJECT };
+      }
+    }
     registry.registerPath({
       method: route.method,
       path: route.path,
@@ -151,7 +177,7 @@ export function registerRoutes(registry: OpenAPIRegistry, routes: RouteDef<any, 
       tags: [route.tag],
       security: [{ bearerAuth: [] }],
       ...(route.scope ? { description: `Required scope: \`${route.scope}\`.` } : {}),
-      parameters: route.method === 'post' ? [IDEMPOTENCY_HEADER] : [],
+      parameters: route.method === 'post' ? [IDEMPOTENCY_KEY_PARAMETER] : [],
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
@@ -170,8 +196,18 @@ const COMMON_ERRORS: Record<string, string> = {
   '503': 'Temporarily unavailable (api_error).',
 };
 
-const IDEMPOTENCY_HEADER = {
-  name: 'Idempotency-Key',
+const IDEMPOTENCY_ERRORS: Record<string, string> = {
+  '409': 'A request with this Idempotency-Key is still running (idempotency_error, idempotency_key_in_use).',
+  '422': 'This Idempotency-Key was used with a different request (idempotency_error, idempotency_key_reused).',
+};
+
+const REPLAYED_HEADER_OBJECT = {
+  description: 'Present, with the value `true`, when this is the stored response of an earlier request with the same Idempotency-Key.',
+  schema: { type: 'string' as const, enum: ['true'] },
+};
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: IDEMPOTENCY_HEADER,
   in: 'header' as const,
   required: false,
   description: 'A client-generated unique value (1–255 chars). A retry with the same key replays the first response instead of acting twice; keys are kept 24 h.',

@@ -1,4 +1,5 @@
 import { startApi, type RunningApi } from '../../src/api';
+import type { AppOptions } from '../../src/http/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createAccount, createApiKey, markAccountVerified } from '../../src/domain/accounts';
 import type { Scope } from '../../src/domain/scopes';
@@ -25,8 +26,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 }
 
 /** A real API process in this jest worker, listening on a free loopback port. */
-export async function startTestApi(overrides: Record<string, string> = {}): Promise<RunningApi> {
-  const api = await startApi(testConfig(overrides));
+export async function startTestApi(overrides: Record<string, string> = {}, options: AppOptions = {}): Promise<RunningApi> {
+  const api = await startApi(testConfig(overrides), options);
   if (!overrides.PUBLIC_BASE_URL) {
     // Hand out URLs on the real port (the config was parsed with PORT=0).
     const port = (api.server.address() as { port: number }).port;
