@@ -28,7 +28,7 @@ export default tseslint.config(
         patterns: [
           { group: ['node:*', 'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os'], message: 'Workflow code must be deterministic: no Node built-ins.' },
           { group: ['pg', 'koa', '@koa/*', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'uuid'], message: 'Workflow code must not do I/O.' },
-          { group: ['../activities', '../activities/*', '../src/**', '!../src/temporal/*'], allowTypeImports: true, message: 'Only type imports from activities/ and src/; values only from the shared contract in src/temporal/.' },
+          { group: ['../activities', '../activities/*', '../src/*', '../src/*/**', '!../src/temporal', '!../src/temporal/*'], allowTypeImports: true, message: 'Only type imports from activities/ and src/; values only from the shared contract in src/temporal/.' },
         ],
       }],
     },

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../src/config';
 import type { Db } from '../src/db/pool';
 import type { Logger } from '../src/logger';
+import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   db: Db;
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
       const { rows } = await deps.db.query('SELECT now() AS now');
       return (rows[0].now as Date).toISOString();
     },
+    ...createWebhookActivities(deps),
   };
 }
 

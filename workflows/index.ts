@@ -1,3 +1,5 @@
 // Every workflow the worker registers. Workflow files import only @temporalio/workflow,
 // @temporalio/common, the shared contract in src/temporal/, and types.
 export { idleWorkflow } from './idle';
+export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { maintenanceWorkflow } from './maintenance';

@@ -1,5 +1,7 @@
 import type { RouteDef } from '../route';
 import { accountRoutes } from './account/routes';
+import { eventRoutes } from './events/routes';
+import { webhookEndpointRoutes } from './webhook-endpoints/routes';
 
 /** Every authenticated /v1 operation. Each resource folder exports its own list. */
-export const apiRoutes: RouteDef<any, any, any>[] = [...accountRoutes];
+export const apiRoutes: RouteDef<any, any, any>[] = [...accountRoutes, ...eventRoutes, ...webhookEndpointRoutes];
