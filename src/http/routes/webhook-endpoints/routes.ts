@@ -16,7 +16,9 @@ import { z } from '../../zod';
 import { CursorParam, DEFAULT_LIMIT, LimitParam, page } from '../list-params';
 
 const EnabledEvents = z
-  .union([z.tuple([z.literal('*')]), z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length)])
+  .array(z.union([z.literal('*'), z.enum(EVENT_TYPES)]))
+  .min(1)
+  .refine((list) => !list.includes('*') || list.length === 1, '"*" stands alone: send ["*"] or a list of event types')
   .openapi({ description: '["*"] for every event type, or a list of event types.', example: ['payment.succeeded'] });
 
 const Url = z.string().min(1).max(2048).openapi({ example: 'https://example.com/webhooks' });
