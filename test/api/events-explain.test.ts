@@ -37,7 +37,6 @@ beforeAll(async () => {
   await db.query('ANALYZE events');
 }, 300_000);
 afterAll(async () => {
-  // eslint-disable-next-line no-console
   console.log(`events EXPLAIN: ${ROWS} rows; timings (ms): ${JSON.stringify(timings, null, 1)}`);
   await tx?.query('ROLLBACK');
   tx?.release();
