@@ -22,13 +22,15 @@ export const EventSchema = z
   })
   .openapi('Event');
 
-const UnixSeconds = z.coerce.number().int().min(0).max(1e11);
+const unixSeconds = (description: string) => z.coerce.number().int().min(0).max(99_999_999_999).optional()
+    // type: zod-to-openapi marks a coerced number with min(0) nullable (coerce(null) is 0); the API never accepts null here.
+    .openapi({ type: 'integer', minimum: 0, description, example: 1795000000 });
 
 export const EventListQuerySchema = z
   .object({
     type: z.enum(EVENT_TYPES).optional(),
-    created_after: UnixSeconds.optional().openapi({ description: 'Only events created at or after this Unix timestamp (seconds).' }),
-    created_before: UnixSeconds.optional().openapi({ description: 'Only events created at or before this Unix timestamp (seconds).' }),
+    created_after: unixSeconds('Only events created at or after this Unix timestamp (seconds), inclusive.'),
+    created_before: unixSeconds('Only events created at or before this Unix timestamp (seconds), inclusive.'),
     cursor: CursorParam,
     limit: LimitParam,
   })
