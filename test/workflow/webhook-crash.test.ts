@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createEndpoint } from '../../src/webhooks/repository';
 import { dispatchEvents } from '../../src/webhooks/dispatch';
-import { insertEvent } from '../../src/domain/events';
+import { insertEvent, type EventRow } from '../../src/domain/events';
 import { newUuid, publicId } from '../../src/ids';
 import { startWorkerProcess } from '../support/global-setup';
 import { startReceiver, waitFor } from '../support/receiver';
@@ -84,7 +84,7 @@ it('delivers every event after the worker is killed with deliveries pending', as
     const emit = () => testDb().withTransaction((tx) => insertEvent(tx, { accountId: m.accountId, livemode: false, type: 'payment.succeeded', object: { id: newUuid(), amount: 500, currency: 'eur', status: 'succeeded' } }));
 
     worker = await startWorkerProcess(root, workerEnv());
-    const before = [];
+    const before: EventRow[] = [];
     for (let i = 0; i < 5; i++) before.push(await emit());
     await dispatch(before.map((e) => e.id));
     await waitFor(() => before.every((e) => seen.get(publicId('event', e.id)) === 1), { timeoutMs: 60_000, what: 'first attempts' });
@@ -92,7 +92,7 @@ it('delivers every event after the worker is killed with deliveries pending', as
     worker = undefined;
 
     // While no worker runs: more events, whose workflows start but cannot progress.
-    const during = [];
+    const during: EventRow[] = [];
     for (let i = 0; i < 3; i++) during.push(await emit());
     await dispatch(during.map((e) => e.id));
     // Let the retry timers of the first batch fire with nobody to run them.
