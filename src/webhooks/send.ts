@@ -24,6 +24,7 @@ export function sendWebhook(opts: { url: string; headers: Record<string, string>
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
   return new Promise<SendResult>((resolve) => {
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     const finish = (r: Omit<SendResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
@@ -47,7 +48,7 @@ export function sendWebhook(opts: { url: string; headers: Record<string, string>
       headers: { ...opts.headers, 'Content-Length': String(Buffer.byteLength(opts.body)) },
       ...(opts.publicOnly ? { lookup: publicOnlyLookup as any } : {}),
     });
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       finish({ status: null, headers: null, body: null, error: `timed out after ${opts.timeoutMs} ms` });
       req.destroy();
     }, opts.timeoutMs);
