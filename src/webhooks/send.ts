@@ -24,7 +24,12 @@ export function sendWebhook(opts: { url: string; headers: Record<string, string>
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
   return new Promise<SendResult>((resolve) => {
     let settled = false;
-    let timer: NodeJS.Timeout | undefined;
+    const pending: { req?: http.ClientRequest } = {};
+    // Armed first, so every early exit below can clear it.
+    const timer = setTimeout(() => {
+      finish({ status: null, headers: null, body: null, error: `timed out after ${opts.timeoutMs} ms` });
+      pending.req?.destroy();
+    }, opts.timeoutMs);
     const finish = (r: Omit<SendResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
@@ -43,15 +48,11 @@ export function sendWebhook(opts: { url: string; headers: Record<string, string>
       return finish({ status: null, headers: null, body: null, error: `${host} is a private, loopback or link-local address` });
     }
     const lib = url.protocol === 'https:' ? https : http;
-    const req = lib.request(url, {
+    const req = (pending.req = lib.request(url, {
       method: 'POST',
       headers: { ...opts.headers, 'Content-Length': String(Buffer.byteLength(opts.body)) },
       ...(opts.publicOnly ? { lookup: publicOnlyLookup as any } : {}),
-    });
-    timer = setTimeout(() => {
-      finish({ status: null, headers: null, body: null, error: `timed out after ${opts.timeoutMs} ms` });
-      req.destroy();
-    }, opts.timeoutMs);
+    }));
     req.on('error', (err) => finish({ status: null, headers: null, body: null, error: err.message || String(err) }));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
