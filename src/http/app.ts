@@ -11,6 +11,7 @@ import { buildOpenApiDocument } from './openapi';
 import { mountRoutes, type RouteDef } from './route';
 import { apiRoutes } from './routes';
 import { checkHealth } from './health';
+import { paymentLinkPages } from '../links/page';
 
 export interface AppOptions {
   /** Operations mounted after the product's own, e.g. test-only routes. Not in the OpenAPI document. */
@@ -39,6 +40,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): Koa<
     ctx.body = openApiDocument;
   });
   app.use(publicRouter.routes());
+  app.use(paymentLinkPages(services).routes());
   if (base !== '') {
     // Load balancers and orchestrators probe /healthz on the process itself, whatever the public prefix.
     const rootHealth = new Router<AppState>();
