@@ -11,6 +11,7 @@ import { buildOpenApiDocument } from './openapi';
 import { mountRoutes, type RouteDef } from './route';
 import { apiRoutes } from './routes';
 import { checkHealth } from './health';
+import { checkoutRouter } from '../checkout/routes';
 import { paymentLinkPages } from '../links/page';
 
 export interface AppOptions {
@@ -40,6 +41,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): Koa<
     ctx.body = openApiDocument;
   });
   app.use(publicRouter.routes());
+  app.use(checkoutRouter(services).routes());
   app.use(paymentLinkPages(services).routes());
   if (base !== '') {
     // Load balancers and orchestrators probe /healthz on the process itself, whatever the public prefix.
