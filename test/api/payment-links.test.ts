@@ -280,6 +280,10 @@ describe('hosted link page', () => {
       expect(await workflowStarted(id)).toBe(true);
     }
     expect(await paymentsOfLink(link.id)).toBe(2);
+    // The payer lands on the hosted checkout of their own payment.
+    const checkout = await page('GET', locations[0]);
+    expect(checkout.status).toBe(200);
+    expect(checkout.html).toContain('£42.00');
     const listed = await call(api.url, 'GET', '/v1/payments?limit=2', { key: merchant.testKey });
     expect(listed.body.data.items.map((p: any) => p.payment_link)).toEqual([link.id, link.id]);
   });
