@@ -21,3 +21,14 @@ export const DEFAULT_LIMIT = 20;
 export function page<T>(items: T[], hasMore: boolean, cursorOf: (item: T) => string) {
   return { ok: true as const, data: { items, nextCursor: hasMore && items.length ? cursorOf(items[items.length - 1]) : null, hasMore } };
 }
+
+/** limit (default 20) and cursor, for list endpoints whose handler wants the default applied. */
+export const paginationQuery = {
+  limit: LimitParam.default(DEFAULT_LIMIT),
+  cursor: CursorParam,
+};
+
+/** The envelope when the caller already holds the last row's bare UUID. */
+export function envelope<T>(items: T[], hasMore: boolean, lastId: string | undefined) {
+  return { ok: true as const, data: { items, nextCursor: hasMore && lastId ? lastId : null, hasMore } };
+}

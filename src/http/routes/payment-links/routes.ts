@@ -12,7 +12,7 @@ import { parsePublicId } from '../../../ids';
 import { errors } from '../../errors';
 import { defineRoute, listEnvelope } from '../../route';
 import { z } from '../../zod';
-import { envelope, paginationQuery } from '../pagination';
+import { envelope, paginationQuery } from '../list-params';
 import { resolvePaymentSettings } from '../payments/schemas';
 import { PaymentLinkCreateSchema, PaymentLinkIdParams, PaymentLinkSchema, type PaymentLinkCreateInput } from './schemas';
 

@@ -6,7 +6,7 @@ import { cancelPayment, createPayment } from '../../../payments/service';
 import { errors } from '../../errors';
 import { defineRoute, listEnvelope } from '../../route';
 import { z } from '../../zod';
-import { envelope, paginationQuery } from '../pagination';
+import { envelope, paginationQuery } from '../list-params';
 import { PaymentCreateSchema, PaymentIdParams, PaymentSchema, resolvePaymentSettings, type PaymentCreateInput } from './schemas';
 
 /** Loads a payment of the key's own account and mode; anything else is 404. */
