@@ -22,6 +22,10 @@ export function createDb(databaseUrl: string, max = 20): Db {
     query: (sql, params) => pool.query(sql, params as any[]),
     async withTransaction(fn) {
       const client = await pool.connect();
+      // pg-pool unhooks its error listener while a client is checked out: without ours, a database
+      // that goes away mid-transaction would crash the process instead of failing the query.
+      const onError = () => undefined;
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(client);
@@ -31,6 +35,7 @@ export function createDb(databaseUrl: string, max = 20): Db {
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
+        client.removeListener('error', onError);
         client.release();
       }
     },

@@ -20,7 +20,9 @@ export function requestContext(services: AppServices): Koa.Middleware {
       await next();
     } catch (err) {
       const apiError = toApiError(err);
-      if (apiError.status >= 500) {
+      if (apiError.status === 503) {
+        ctx.state.log.warn({ err: { name: (err as Error)?.name, code: (err as any)?.code, message: (err as Error)?.message }, status: 503 }, 'dependency unavailable');
+      } else if (apiError.status >= 500) {
         ctx.state.log.error({ err: describeError(err), status: apiError.status }, 'request failed');
       }
       ctx.status = apiError.status;
