@@ -8,15 +8,25 @@ import { createSandboxProcessor, unconfiguredLiveProcessor } from '../src/proces
 import { ProcessorUnavailableError, type AuthorizeResult } from '../src/processor/types';
 import type { TransitionRequest } from '../src/temporal/contract';
 import { newUuid } from '../src/ids';
+import { dispatchDeps, dispatchEvents } from '../src/webhooks/dispatch';
 import type { ActivityDeps } from '.';
 
 export function createPaymentActivities(deps: ActivityDeps) {
   const processorFor = (livemode: boolean) => (livemode ? unconfiguredLiveProcessor : createSandboxProcessor(deps.db.pool));
 
+  /** Starts webhook deliveries for committed events. A failure is left to the sweep, never undoes the commit. */
+  async function dispatchCommitted(eventIds: string[]): Promise<void> {
+    try {
+      await dispatchEvents(dispatchDeps(deps), eventIds);
+    } catch (err) {
+      deps.logger.warn({ err: (err as Error).message, events: eventIds.length }, 'event dispatch failed; the sweep will retry it');
+    }
+  }
+
   return {
     /** Writes one status change and its events in one transaction; a retry of an applied step is a no-op. */
     async applyTransition(req: TransitionRequest): Promise<string[]> {
-      return deps.db.withTransaction(async (tx) => {
+      const eventIds = await deps.db.withTransaction(async (tx) => {
         const row = await applyPaymentTransition(tx, req);
         if (!row) return [];
         const snapshot = paymentSnapshot(row, deps.config.publicBaseUrl);
@@ -27,6 +37,8 @@ export function createPaymentActivities(deps: ActivityDeps) {
         }
         return ids;
       });
+      await dispatchCommitted(eventIds);
+      return eventIds;
     },
 
     /** Calls the processor. Declines are results, not errors; an outage is retryable. */
@@ -78,16 +90,16 @@ export function createPaymentActivities(deps: ActivityDeps) {
           })
         : { status: 'failed' as const, code: 'no_destination', message: `The account has no ${payment.payout_type} payout destination.` };
 
-      return deps.db.withTransaction(async (tx) => {
+      const outcome = await deps.db.withTransaction(async (tx) => {
         const updated = await tx.query(
           `UPDATE payouts SET status = $2, failure_code = $3, arrived_at = CASE WHEN $2 = 'paid' THEN now() END
            WHERE id = $1 AND status = 'pending' RETURNING *`,
           [payout.id, result.status, result.status === 'failed' ? result.code : null],
         );
         const p = updated.rows[0];
-        if (!p) return result.status;
+        if (!p) return { status: result.status, eventId: null };
         await tx.query('UPDATE payments SET payout_status = $2 WHERE id = $1', [payment.id, result.status]);
-        await insertEvent(tx, {
+        const event = await insertEvent(tx, {
           accountId: payment.account_id,
           livemode: payment.livemode,
           type: result.status === 'paid' ? 'payout.paid' : 'payout.failed',
@@ -107,8 +119,10 @@ export function createPaymentActivities(deps: ActivityDeps) {
             arrived_at: p.arrived_at ? Math.floor(p.arrived_at.getTime() / 1000) : null,
           },
         });
-        return result.status;
+        return { status: result.status, eventId: event.id };
       });
+      if (outcome.eventId) await dispatchCommitted([outcome.eventId]);
+      return outcome.status;
     },
 
     /** Sweep: starts the workflow of any payment a crash left without one (stored, but never started). */

@@ -7,6 +7,7 @@ export const ID_PREFIX = {
   paymentLink: 'plink',
   webhookEndpoint: 'we',
   deliveryAttempt: 'wha',
+  webhookDelivery: 'whd',
   payout: 'po',
   account: 'acct',
   apiKey: 'key',

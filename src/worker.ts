@@ -7,6 +7,7 @@ import { loadConfigOrExit, type Config } from './config';
 import { createDb } from './db/pool';
 import { createLogger } from './logger';
 import { createTemporalClient, ensureSearchAttributes } from './temporal/client';
+import { ensureSchedules } from './temporal/schedules';
 
 export interface RunningWorker {
   worker: Worker;
@@ -38,8 +39,9 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...workflowSource(),
-    activities: createActivities({ db, config, temporal, logger }),
+    activities: createActivities({ db, config, temporal, logger, clock: () => new Date() }),
   });
+  await ensureSchedules(temporal, config.temporal.taskQueue);
   const done = worker.run().finally(async () => {
     await connection.close();
     await temporal.connection.close();

@@ -2,3 +2,5 @@
 // @temporalio/common, the shared contract in src/temporal/, and types.
 export { idleWorkflow } from './idle';
 export { paymentWorkflow } from './payment';
+export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { maintenanceWorkflow } from './maintenance';

@@ -18,6 +18,7 @@ import {
   type PaymentMethodType,
   type PaymentWorkflowState,
 } from '../temporal/contract';
+import { dispatchDeps, dispatchEvents } from '../webhooks/dispatch';
 import { startPaymentWorkflow } from './workflow-start';
 
 /**
@@ -34,11 +35,14 @@ export async function createPayment(
 ): Promise<PaymentRow> {
   const row = await insertPayment(tx, input);
   const snapshot = paymentSnapshot(row, services.config.publicBaseUrl);
+  const eventIds: string[] = [];
   for (const type of ['payment.created', 'payment.requires_action'] as const) {
-    await insertEvent(tx, { accountId: row.account_id, livemode: row.livemode, type, object: snapshot });
+    eventIds.push((await insertEvent(tx, { accountId: row.account_id, livemode: row.livemode, type, object: snapshot })).id);
   }
-  // If this process dies before the start, the sweep starts the workflow (it finds workflow_started_at IS NULL).
+  // If this process dies before these run, the maintenance sweeps start the workflow
+  // (workflow_started_at IS NULL) and the deliveries (dispatched_at IS NULL).
   afterCommit(() => startPaymentWorkflow(services, row));
+  afterCommit(() => dispatchEvents(dispatchDeps(services), eventIds));
   return row;
 }
 

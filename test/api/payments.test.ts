@@ -1,4 +1,9 @@
 import type { RunningApi } from '../../src/api';
+import { createPaymentActivities } from '../../activities/payments';
+import { insertPayment } from '../../src/domain/payments';
+import { paymentWorkflowId } from '../../src/temporal/contract';
+import { verifyServiceSignature } from '../../src/webhooks/signature';
+import { startReceiver, waitFor } from '../support/receiver';
 import { call, closeTestDb, createMerchant, startTestApi, testDb, type TestMerchant } from '../support/stack';
 
 let api: RunningApi;
@@ -172,5 +177,42 @@ describe('POST /v1/payments/{id}/cancel', () => {
     const res = await call(api.url, 'POST', `/v1/payments/${p.id}/cancel`, { key: merchant.testKey });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('payment_unexpected_state');
+  });
+});
+
+describe('payments and webhooks together', () => {
+  it('delivers the whole lifecycle to a registered endpoint, signed, with the spec snapshot', async () => {
+    const m = await createMerchant();
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await call(api.url, 'POST', '/v1/webhook-endpoints', { key: m.testKey, body: { url: receiver.url, enabled_events: ['*'] } });
+      expect(endpoint.status).toBe(200);
+      const p = (await call(api.url, 'POST', '/v1/payments', { key: m.testKey, body: { amount: 1999, currency: 'GBP' } })).body;
+      await call(api.url, 'POST', `/v1/test-helpers/payments/${p.id}/checkout`, { key: m.testKey, body: { method: 'card', card_number: '4242424242424242' } });
+      await waitFor(() => receiver.requests.length >= 5, { what: 'five deliveries', timeoutMs: 40_000 });
+      const bodies = receiver.requests.map((r) => JSON.parse(r.body));
+      expect(bodies.map((b) => b.type).sort()).toEqual(['payment.created', 'payment.processing', 'payment.requires_action', 'payment.succeeded', 'payout.paid'].sort());
+      const succeeded = receiver.requests.find((r) => JSON.parse(r.body).type === 'payment.succeeded')!;
+      const event = JSON.parse(succeeded.body);
+      expect(event).toMatchObject({ object: 'event', livemode: false, data: { object: { id: p.id.slice(4), amount: 1999, currency: 'gbp', status: 'succeeded' } } });
+      expect(event.id).toMatch(/^evt_[0-9a-f-]{36}$/);
+      expect(verifyServiceSignature({ payload: succeeded.body, header: String(succeeded.headers['service-signature']), secret: endpoint.body.secret })).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('the maintenance sweep starts a payment whose workflow a crash left unstarted', async () => {
+    const m = await createMerchant();
+    // Stored (as by an API process that died right after its commit), never started.
+    const row = await insertPayment(testDb().pool, { accountId: m.accountId, livemode: false, amount: 700, currency: 'USD', payoutType: 'bank', payoutCurrency: 'USD', methods: ['card'], metadata: {} }, new Date(Date.now() - 60_000));
+    const activities = createPaymentActivities({ db: testDb(), config: api.services.config, temporal: api.services.temporal, logger: api.services.logger, clock: () => new Date() });
+    expect(await activities.startUnstartedPayments(30)).toBeGreaterThanOrEqual(1);
+    const stored = await testDb().query('SELECT workflow_started_at FROM payments WHERE id = $1', [row.id]);
+    expect(stored.rows[0].workflow_started_at).not.toBeNull();
+    const description = await api.services.temporal.workflow.getHandle(paymentWorkflowId(row.id)).describe();
+    expect(description.status.name).toBe('RUNNING');
+    // A second sweep finds nothing left to start, and a duplicate start is refused, not an error.
+    expect(await activities.startUnstartedPayments(30)).toBe(0);
   });
 });

@@ -46,7 +46,7 @@ beforeEach(async () => {
     connection: env.nativeConnection,
     taskQueue: config.temporal.taskQueue,
     workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({ db, config, temporal: env.client, logger }),
+    activities: createActivities({ db, config, temporal: env.client, logger, clock: () => new Date() }),
   });
   running = worker.run();
 });

@@ -6,8 +6,8 @@ import { cancelPayment, createPayment } from '../../../payments/service';
 import { errors } from '../../errors';
 import { defineRoute, listEnvelope } from '../../route';
 import { z } from '../../zod';
-import { envelope, paginationQuery } from '../pagination';
-import { PaymentCreateSchema, PaymentIdParams, PaymentSchema, type PaymentCreateInput } from './schemas';
+import { envelope, paginationQuery } from '../list-params';
+import { PaymentCreateSchema, PaymentIdParams, PaymentSchema, resolvePaymentSettings, type PaymentCreateInput } from './schemas';
 
 /** Loads a payment of the key's own account and mode; anything else is 404. */
 export async function loadPayment(db: Queryable, auth: AuthenticatedKey, id: string): Promise<PaymentRow> {
@@ -31,12 +31,7 @@ export const paymentRoutes = [
       const row = await createPayment(services, db, afterCommit, {
         accountId: auth.accountId,
         livemode: auth.livemode,
-        amount: body.amount,
-        currency: body.currency,
-        payoutType: body.payout?.type ?? 'bank',
-        payoutCurrency: body.payout?.currency ?? body.currency,
-        methods: body.methods ?? ['card', 'apple_pay', 'google_pay', 'usdc', 'sepa'],
-        metadata: body.metadata ?? {},
+        ...resolvePaymentSettings(body),
       });
       return { body: serializePayment(row, services.config.publicBaseUrl) };
     },

@@ -7,30 +7,48 @@ const Metadata = z
   .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys')
   .openapi({ description: 'Up to 50 keys of at most 40 characters, string values of at most 500.' });
 
+/**
+ * The payment settings a request may carry, shared with payment links (which create payments
+ * with exactly these settings), so both validate and document them the same way.
+ */
+export const paymentFields = {
+  amount: z.number().int().min(1).max(99_999_999).openapi({ description: 'In the minor unit of the currency (cents for USD, yen for JPY).', example: 2000 }),
+  currency: z.enum(PRESENTMENT_CURRENCIES).openapi({ description: 'Upper-case ISO 4217 code.', example: 'EUR' }),
+  payout: z
+    .object({
+      type: z.enum(['bank', 'wallet']),
+      currency: z.enum([...BANK_PAYOUT_CURRENCIES, ...WALLET_PAYOUT_CURRENCIES]),
+    })
+    .strict()
+    .refine((p) => (p.type === 'wallet') === (p.currency === 'USDC'), { message: 'bank payouts take a fiat currency; wallet payouts take USDC', path: ['currency'] })
+    .optional()
+    .openapi({ description: 'Where the funds go at settlement. Default: bank, in the payment currency.' }),
+  methods: z
+    .array(z.enum(PAYMENT_METHODS))
+    .min(1)
+    .refine((m) => new Set(m).size === m.length, 'methods must not repeat')
+    .optional()
+    .openapi({ description: 'Methods offered at checkout. Default: all.' }),
+  metadata: Metadata.optional(),
+};
+
 export const PaymentCreateSchema = z
-  .object({
-    amount: z.number().int().min(1).max(99_999_999).openapi({ description: 'In the minor unit of the currency (cents for USD, yen for JPY).', example: 2000 }),
-    currency: z.enum(PRESENTMENT_CURRENCIES).openapi({ description: 'Upper-case ISO 4217 code.', example: 'EUR' }),
-    payout: z
-      .object({
-        type: z.enum(['bank', 'wallet']),
-        currency: z.enum([...BANK_PAYOUT_CURRENCIES, ...WALLET_PAYOUT_CURRENCIES]),
-      })
-      .strict()
-      .refine((p) => (p.type === 'wallet') === (p.currency === 'USDC'), { message: 'bank payouts take a fiat currency; wallet payouts take USDC', path: ['currency'] })
-      .optional()
-      .openapi({ description: 'Where the funds go at settlement. Default: bank, in the payment currency.' }),
-    methods: z
-      .array(z.enum(PAYMENT_METHODS))
-      .min(1)
-      .refine((m) => new Set(m).size === m.length, 'methods must not repeat')
-      .optional()
-      .openapi({ description: 'Methods offered at checkout. Default: all.' }),
-    metadata: Metadata.optional(),
-  })
+  .object(paymentFields)
   .strict()
   .openapi('PaymentCreateRequest');
 export type PaymentCreateInput = z.infer<typeof PaymentCreateSchema>;
+
+/** The defaults of decisions §3 (bank payout in the payment currency, every method), applied once at creation. */
+export function resolvePaymentSettings(input: PaymentCreateInput) {
+  return {
+    amount: input.amount,
+    currency: input.currency,
+    payoutType: input.payout?.type ?? 'bank',
+    payoutCurrency: input.payout?.currency ?? input.currency,
+    methods: input.methods ?? [...PAYMENT_METHODS],
+    metadata: input.metadata ?? {},
+  };
+}
 
 export const PaymentSchema = z
   .object({
