@@ -34,14 +34,14 @@ const settings: Settings = {
   stepSeconds: num('BENCH_STEP_SECONDS', 30),
   warmupSeconds: num('BENCH_WARMUP_SECONDS', 3),
   drainSeconds: num('BENCH_DRAIN_SECONDS', 15),
-  paymentRates: rates('BENCH_PAYMENT_RATES', [50, 100, 200, 400, 800]),
-  temporalRates: rates('BENCH_TEMPORAL_RATES', [100, 200, 400, 800, 1600]),
+  paymentRates: rates('BENCH_PAYMENT_RATES', [10, 25, 50, 100, 200, 400, 800]),
+  temporalRates: rates('BENCH_TEMPORAL_RATES', [25, 50, 100, 200, 400, 800, 1600]),
   eventsRps: num('BENCH_EVENTS_RPS', 1000),
   eventCount: num('BENCH_EVENT_COUNT', 100_000),
   webhookEventsRps: num('BENCH_WEBHOOK_EVENTS_RPS', 100),
   limiterStepSeconds: num('BENCH_LIMITER_STEP_SECONDS', 10),
 };
-const budgetSeconds = num('BENCH_BUDGET_SECONDS', 290);
+const budgetSeconds = num('BENCH_BUDGET_SECONDS', 285);
 const outFile = process.env.BENCH_OUT ?? path.join(__dirname, 'results', 'latest.json');
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 const wanted = (name: string) => !only || only.has(name);
@@ -68,7 +68,7 @@ async function main() {
     const fixed = settings.stepSeconds * 2 + settings.limiterStepSeconds + 30;
     if (wanted('temporal_start_baseline')) {
       log('temporal_start_baseline');
-      scenarios.temporal_start_baseline = await temporalStartBaseline(stack, settings, budget, fixed + settings.stepSeconds * 3, log);
+      scenarios.temporal_start_baseline = await temporalStartBaseline(stack, settings, budget, fixed + settings.stepSeconds * 2, log);
     }
     let paymentMax: number | null = null;
     if (wanted('create_payment')) {

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Client } from '@temporalio/client';
 import type { Db } from '../src/db/pool';
 import { insertEvent } from '../src/domain/events';
 import { takeToken } from '../src/http/middleware/rate-limit';
+import { dispatchEvents } from '../src/webhooks/dispatch';
 import { freePort } from '../test/support/ports';
 import { httpStep, judge, percentile, rateLoop, round, sampleBacklog, waitForDrain, type StepResult } from './load';
 import { benchAccount, sleep, startApiProcess, type BenchStack } from './stack';
@@ -33,6 +33,8 @@ export interface LadderResult {
   p50_ms: number | null;
   p99_ms: number | null;
   errors: number | null;
+  /** One operation at a time, before any load: the floor the rates build on. */
+  unloaded_p50_ms: number;
   steps: StepResult[];
   stopped: string;
 }
@@ -42,7 +44,24 @@ export interface LadderResult {
  * watched by a backlog sampler, and the worker gets up to drainSeconds to empty the task queue
  * before the next step, so one step's leftovers do not count against the next.
  */
-async function ladder(stack: BenchStack, s: Settings, budget: Budget, reserveSeconds: number, rates: number[], measure: Measure, log: (l: string) => void): Promise<LadderResult> {
+async function ladder(
+  stack: BenchStack,
+  s: Settings,
+  budget: Budget,
+  reserveSeconds: number,
+  rates: number[],
+  measure: Measure,
+  single: () => Promise<unknown>,
+  log: (l: string) => void,
+): Promise<LadderResult> {
+  const serial: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const t = performance.now();
+    await single();
+    if (i >= 10) serial.push(performance.now() - t);
+  }
+  const unloaded_p50_ms = round(percentile(serial, 50));
+  log(`  one at a time: p50 ${unloaded_p50_ms} ms`);
   if (s.warmupSeconds > 0) {
     await measure(rates[0], s.warmupSeconds);
     await waitForDrain(stack.client, stack.taskQueue, s.drainSeconds);
@@ -73,6 +92,7 @@ async function ladder(stack: BenchStack, s: Settings, budget: Budget, reserveSec
     p50_ms: best?.p50_ms ?? null,
     p99_ms: best?.p99_ms ?? null,
     errors: best?.errors ?? null,
+    unloaded_p50_ms,
     steps,
     stopped,
   };
@@ -86,7 +106,7 @@ function pick(m: Awaited<ReturnType<Measure>>) {
 export async function temporalStartBaseline(stack: BenchStack, s: Settings, budget: Budget, reserve: number, log: (l: string) => void) {
   const start = () =>
     stack.client.workflow.start('idleWorkflow', { taskQueue: stack.taskQueue, workflowId: `bench-idle-${crypto.randomUUID()}`, args: [3_600_000] });
-  const result = await ladder(stack, s, budget, reserve, s.temporalRates, (rate, seconds) => rateLoop(rate, seconds, start), log);
+  const result = await ladder(stack, s, budget, reserve, s.temporalRates, (rate, seconds) => rateLoop(rate, seconds, start), start, log);
   return { ...result, workflow: 'idleWorkflow (sleeps 1 h)' };
 }
 
@@ -104,7 +124,11 @@ function paymentLoad(url: string, secret: string) {
 export async function createPaymentScenario(stack: BenchStack, s: Settings, budget: Budget, reserve: number, log: (l: string) => void) {
   const { secret } = await benchAccount(stack.db, 'bench create_payment');
   const load = paymentLoad(stack.api.url, secret);
-  return ladder(stack, s, budget, reserve, s.paymentRates, (rate, seconds) => httpStep(load, rate, seconds), log);
+  const single = async () => {
+    const res = await fetch(load.url, { method: 'POST', headers: { ...load.headers, 'idempotency-key': crypto.randomUUID() }, body: load.body });
+    if (!res.ok) throw new Error(`POST /v1/payments answered ${res.status}: ${await res.text()}`);
+  };
+  return ladder(stack, s, budget, reserve, s.paymentRates, (rate, seconds) => httpStep(load, rate, seconds), single, log);
 }
 
 /**
@@ -186,7 +210,7 @@ export async function seedEvents(db: Db, accountId: string, count: number): Prom
             $1, false,
             CASE WHEN i % 2 = 0 THEN 'payment.created' ELSE 'payment.requires_action' END,
             jsonb_build_object('object', jsonb_build_object(
-              'id', 'pmt_' || (lpad(to_hex(ms), 12, '0') || '7' || substr(h, 16, 3) || '8' || substr(h, 19, 14))::uuid,
+              'id', 'pmt_' || (lpad(to_hex(ms), 12, '0') || '7' || substr(h, 16, 3) || '8' || substr(h, 18, 15))::uuid,
               'object', 'payment', 'amount', 2000, 'currency', 'EUR', 'livemode', false,
               'status', CASE WHEN i % 2 = 0 THEN 'requires_action' ELSE 'requires_action' END,
               'methods', jsonb_build_array('card', 'apple_pay', 'google_pay', 'usdc', 'sepa'),
@@ -222,12 +246,6 @@ export async function listEventsScenario(stack: BenchStack, s: Settings, log: (l
 export async function webhookDeliveryScenario(stack: BenchStack, s: Settings, log: (l: string) => void) {
   const { accountId, secret } = await benchAccount(stack.db, 'bench webhook_delivery');
   if (!(await routeExists(`${stack.api.url}/v1/webhook-endpoints`, 'POST', secret))) return { skipped: 'route missing' as const };
-  // Imported by a computed path: src/webhooks/ arrives with the webhooks merge, and this file must typecheck before it.
-  const dispatchPath = '../src/webhooks/dispatch';
-  const { dispatchEvents } = (await import(dispatchPath)) as {
-    dispatchEvents: (deps: { db: Db; temporal: Client; taskQueue: string }, ids: string[]) => Promise<void>;
-  };
-
   const arrivals = new Map<string, number[]>();
   const receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -254,7 +272,7 @@ export async function webhookDeliveryScenario(stack: BenchStack, s: Settings, lo
     if (!reg.ok) throw new Error(`webhook endpoint registration failed: ${reg.status} ${await reg.text()}`);
 
     const created = new Map<string, number>();
-    const deps = { db: stack.db, temporal: stack.client, taskQueue: stack.taskQueue };
+    const deps = { db: stack.db, temporal: stack.client, taskQueue: stack.taskQueue, searchAttributes: true };
     const emit = async () => {
       const event = await stack.db.withTransaction((tx) =>
         insertEvent(tx, { accountId, livemode: false, type: 'payment.created', object: { object: 'payment', amount: 2000, currency: 'EUR' } }),
