@@ -86,6 +86,10 @@ async function ladder(
       break;
     }
   }
+  if (steps.at(-1)?.drain_s === null) {
+    const extra = await waitForDrain(stack.client, stack.taskQueue, Math.max(1, Math.min(60, budget.left() - reserveSeconds)));
+    log(`  backlog drained ${extra === null ? 'not yet' : `after ${extra} s more`}`);
+  }
   const best = steps.filter((x) => x.sustained).at(-1);
   return {
     max_sustained_rps: best?.target_rps ?? null,
