@@ -1,0 +1,179 @@
+import crypto from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import type { Client } from '@temporalio/client';
+import { sleep } from './stack';
+
+/** What one step at one target rate produced. */
+export interface StepResult {
+  target_rps: number;
+  achieved_rps: number;
+  seconds: number;
+  requests: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+  /** Workflow tasks waiting on the task queue (Temporal's approximate backlog), sampled each second. */
+  backlog_start: number;
+  backlog_max: number;
+  backlog_end: number;
+  /** Least-squares slope of the backlog over the second half of the step, tasks per second. */
+  backlog_slope_per_s: number;
+  /** Seconds the worker needed after the step to bring the backlog back to (near) zero; null if it did not within the wait. */
+  drain_s: number | null;
+  sustained: boolean;
+  /** Why the step does not count as sustained. */
+  failed: string[];
+}
+
+export const P50_LIMIT_MS = 150;
+
+/** The rule used for every rate ladder: all answered, at the rate asked, p50 under the limit, a backlog that does not keep growing. */
+export function judge(step: Omit<StepResult, 'sustained' | 'failed'>): { sustained: boolean; failed: string[] } {
+  const failed: string[] = [];
+  if (step.errors > 0) failed.push(`${step.errors} errors`);
+  if (step.p50_ms >= P50_LIMIT_MS) failed.push(`p50 ${step.p50_ms} ms ≥ ${P50_LIMIT_MS} ms`);
+  if (step.achieved_rps < step.target_rps * 0.95) failed.push(`achieved ${step.achieved_rps}/s < 95% of ${step.target_rps}/s`);
+  const growing = step.backlog_end > Math.max(50, step.target_rps * 0.5) && step.backlog_slope_per_s > Math.max(1, step.target_rps * 0.02);
+  if (growing) failed.push(`workflow backlog growing (${step.backlog_end} tasks, +${step.backlog_slope_per_s}/s)`);
+  return { sustained: failed.length === 0, failed };
+}
+
+/** Samples the workflow-task backlog of a task queue once a second until stopped. */
+export function sampleBacklog(client: Client, taskQueue: string) {
+  const samples: Array<{ t: number; backlog: number }> = [];
+  const started = performance.now();
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      samples.push({ t: (performance.now() - started) / 1000, backlog: await workflowBacklog(client, taskQueue).catch(() => NaN) });
+      await sleep(1000);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      const valid = samples.filter((s) => Number.isFinite(s.backlog));
+      const secondHalf = valid.filter((s) => s.t >= (valid.at(-1)?.t ?? 0) / 2);
+      return {
+        backlog_start: valid[0]?.backlog ?? 0,
+        backlog_max: Math.max(0, ...valid.map((s) => s.backlog)),
+        backlog_end: valid.at(-1)?.backlog ?? 0,
+        backlog_slope_per_s: round(slope(secondHalf.map((s) => [s.t, s.backlog]))),
+      };
+    },
+  };
+}
+
+export async function workflowBacklog(client: Client, taskQueue: string): Promise<number> {
+  const res = await client.workflowService.describeTaskQueue({
+    namespace: client.options.namespace,
+    taskQueue: { name: taskQueue, kind: 1 /* TASK_QUEUE_KIND_NORMAL */ },
+    taskQueueType: 1 /* TASK_QUEUE_TYPE_WORKFLOW */,
+    reportStats: true,
+  });
+  return Number(res.stats?.approximateBacklogCount ?? 0);
+}
+
+/** Waits (up to maxSeconds) until the workflow backlog is back under a few tasks; returns the seconds taken or null. */
+export async function waitForDrain(client: Client, taskQueue: string, maxSeconds: number): Promise<number | null> {
+  const started = performance.now();
+  while ((performance.now() - started) / 1000 < maxSeconds) {
+    if ((await workflowBacklog(client, taskQueue).catch(() => Infinity)) <= 5) return round((performance.now() - started) / 1000);
+    await sleep(500);
+  }
+  return null;
+}
+
+export interface HttpLoad {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  /** A fresh Idempotency-Key on every request. */
+  idempotencyKey?: boolean;
+}
+
+/** A fixed request rate with autocannon; enough connections that up to ~250 ms of latency does not cap the rate. */
+export async function httpStep(load: HttpLoad, rate: number, seconds: number) {
+  const connections = Math.min(250, Math.max(10, Math.ceil(rate / 4)));
+  const result = await autocannon({
+    url: load.url,
+    method: load.method,
+    headers: load.headers,
+    body: load.body,
+    connections,
+    overallRate: rate,
+    duration: seconds,
+    timeout: 10,
+    requests: load.idempotencyKey
+      ? [{ setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': crypto.randomUUID() } }) }]
+      : undefined,
+  });
+  return {
+    requests: result.requests.total,
+    achieved_rps: round(result.requests.total / seconds),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    statusCodes: result.statusCodeStats as unknown as Record<string, { count: number }>,
+  };
+}
+
+/** Calls fn at a fixed rate for the given seconds (open loop: a slow call does not delay the next). */
+export async function rateLoop(rate: number, seconds: number, fn: () => Promise<unknown>) {
+  const latencies: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  let sent = 0;
+  const inflight = new Set<Promise<void>>();
+  const started = performance.now();
+  for (;;) {
+    const elapsed = (performance.now() - started) / 1000;
+    if (elapsed >= seconds) break;
+    const due = Math.floor(elapsed * rate) - sent;
+    for (let i = 0; i < due; i++) {
+      sent++;
+      const t = performance.now();
+      const p: Promise<void> = fn().then(
+        () => void latencies.push(performance.now() - t),
+        (err) => {
+          errors++;
+          firstError ??= (err as Error)?.message;
+        },
+      );
+      inflight.add(p);
+      void p.finally(() => inflight.delete(p));
+    }
+    await sleep(2);
+  }
+  await Promise.all(inflight);
+  const total = (performance.now() - started) / 1000;
+  return {
+    requests: sent,
+    achieved_rps: round(latencies.length / Math.max(seconds, total)),
+    p50_ms: round(percentile(latencies, 50)),
+    p99_ms: round(percentile(latencies, 99)),
+    errors,
+    firstError,
+  };
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function slope(points: Array<[number, number]>): number {
+  if (points.length < 2) return 0;
+  const n = points.length;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  const num = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
+  const den = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
+  return den === 0 ? 0 : num / den;
+}
+
+export const round = (n: number, digits = 1) => (Number.isFinite(n) ? Math.round(n * 10 ** digits) / 10 ** digits : n);

@@ -1,0 +1,317 @@
+import crypto from 'node:crypto';
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Db } from '../src/db/pool';
+import { insertEvent } from '../src/domain/events';
+import { takeToken } from '../src/http/middleware/rate-limit';
+import { dispatchEvents } from '../src/webhooks/dispatch';
+import { freePort } from '../test/support/ports';
+import { httpStep, judge, percentile, rateLoop, round, sampleBacklog, waitForDrain, type StepResult } from './load';
+import { benchAccount, sleep, startApiProcess, type BenchStack } from './stack';
+
+export interface Settings {
+  stepSeconds: number;
+  warmupSeconds: number;
+  drainSeconds: number;
+  paymentRates: number[];
+  temporalRates: number[];
+  eventsRps: number;
+  eventCount: number;
+  webhookEventsRps: number;
+  limiterStepSeconds: number;
+}
+
+export interface Budget {
+  /** Seconds left before the run must wrap up. */
+  left(): number;
+}
+
+type Measure = (rate: number, seconds: number) => Promise<{ requests: number; achieved_rps: number; p50_ms: number; p99_ms: number; errors: number }>;
+
+export interface LadderResult {
+  max_sustained_rps: number | null;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  errors: number | null;
+  /** One operation at a time, before any load: the floor the rates build on. */
+  unloaded_p50_ms: number;
+  steps: StepResult[];
+  stopped: string;
+}
+
+/**
+ * Steps the rate up until a step is not sustained (or the time budget says stop). Each step is
+ * watched by a backlog sampler, and the worker gets up to drainSeconds to empty the task queue
+ * before the next step, so one step's leftovers do not count against the next.
+ */
+async function ladder(
+  stack: BenchStack,
+  s: Settings,
+  budget: Budget,
+  reserveSeconds: number,
+  rates: number[],
+  measure: Measure,
+  single: () => Promise<unknown>,
+  log: (l: string) => void,
+): Promise<LadderResult> {
+  const serial: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const t = performance.now();
+    await single();
+    if (i >= 10) serial.push(performance.now() - t);
+  }
+  const unloaded_p50_ms = round(percentile(serial, 50));
+  log(`  one at a time: p50 ${unloaded_p50_ms} ms`);
+  if (s.warmupSeconds > 0) {
+    await measure(rates[0], s.warmupSeconds);
+    await waitForDrain(stack.client, stack.taskQueue, s.drainSeconds);
+  }
+  const steps: StepResult[] = [];
+  let stopped = 'every rate held';
+  for (const rate of rates) {
+    if (budget.left() - reserveSeconds < s.stepSeconds + 5) {
+      stopped = `time budget reached before ${rate}/s`;
+      break;
+    }
+    const sampler = sampleBacklog(stack.client, stack.taskQueue);
+    const m = await measure(rate, s.stepSeconds);
+    const backlog = await sampler.stop();
+    const drain_s = await waitForDrain(stack.client, stack.taskQueue, s.drainSeconds);
+    const base = { target_rps: rate, seconds: s.stepSeconds, ...pick(m), ...backlog, drain_s };
+    const step: StepResult = { ...base, ...judge(base) };
+    steps.push(step);
+    log(`  ${rate}/s: ${step.achieved_rps}/s p50 ${step.p50_ms} ms p99 ${step.p99_ms} ms errors ${step.errors} backlog ${step.backlog_start}→${step.backlog_end} (max ${step.backlog_max})${step.sustained ? '' : ` ✗ ${step.failed.join('; ')}`}`);
+    if (!step.sustained) {
+      stopped = `not sustained at ${rate}/s: ${step.failed.join('; ')}`;
+      break;
+    }
+  }
+  if (steps.at(-1)?.drain_s === null) {
+    const extra = await waitForDrain(stack.client, stack.taskQueue, Math.max(1, Math.min(60, budget.left() - reserveSeconds)));
+    log(`  backlog drained ${extra === null ? 'not yet' : `after ${extra} s more`}`);
+  }
+  const best = steps.filter((x) => x.sustained).at(-1);
+  return {
+    max_sustained_rps: best?.target_rps ?? null,
+    p50_ms: best?.p50_ms ?? null,
+    p99_ms: best?.p99_ms ?? null,
+    errors: best?.errors ?? null,
+    unloaded_p50_ms,
+    steps,
+    stopped,
+  };
+}
+
+function pick(m: Awaited<ReturnType<Measure>>) {
+  return { requests: m.requests, achieved_rps: m.achieved_rps, p50_ms: m.p50_ms, p99_ms: m.p99_ms, errors: m.errors };
+}
+
+/** Bare workflow starts of idleWorkflow (a 1 h sleep), from this process straight to the dev server. */
+export async function temporalStartBaseline(stack: BenchStack, s: Settings, budget: Budget, reserve: number, log: (l: string) => void) {
+  const start = () =>
+    stack.client.workflow.start('idleWorkflow', { taskQueue: stack.taskQueue, workflowId: `bench-idle-${crypto.randomUUID()}`, args: [3_600_000] });
+  const result = await ladder(stack, s, budget, reserve, s.temporalRates, (rate, seconds) => rateLoop(rate, seconds, start), start, log);
+  return { ...result, workflow: 'idleWorkflow (sleeps 1 h)' };
+}
+
+function paymentLoad(url: string, secret: string) {
+  return {
+    url: `${url}/v1/payments`,
+    method: 'POST' as const,
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ amount: 2000, currency: 'EUR', metadata: { order: 'bench' } }),
+    idempotencyKey: true,
+  };
+}
+
+/** POST /v1/payments, each with its own Idempotency-Key, through the API process. */
+export async function createPaymentScenario(stack: BenchStack, s: Settings, budget: Budget, reserve: number, log: (l: string) => void) {
+  const { secret } = await benchAccount(stack.db, 'bench create_payment');
+  const load = paymentLoad(stack.api.url, secret);
+  const single = async () => {
+    const res = await fetch(load.url, { method: 'POST', headers: { ...load.headers, 'idempotency-key': crypto.randomUUID() }, body: load.body });
+    if (!res.ok) throw new Error(`POST /v1/payments answered ${res.status}: ${await res.text()}`);
+  };
+  return ladder(stack, s, budget, reserve, s.paymentRates, (rate, seconds) => httpStep(load, rate, seconds), single, log);
+}
+
+/**
+ * The limiter's cost. Its statement (one upsert on the bucket row of the account and mode) timed
+ * alone, serially and 32 at a time on one bucket, against a bare `SELECT 1`; then one create_payment
+ * step on a second API process that runs with the default limit (RATE_LIMIT_PER_SECOND unset).
+ */
+export async function limiterCost(stack: BenchStack, s: Settings, rate: number, log: (l: string) => void) {
+  const timeSerial = async (n: number, fn: () => Promise<unknown>) => {
+    const t = performance.now();
+    for (let i = 0; i < n; i++) await fn();
+    return (performance.now() - t) / n;
+  };
+  const timeConcurrent = async (n: number, concurrency: number, fn: () => Promise<unknown>) => {
+    let next = 0;
+    const lat: number[] = [];
+    const t = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < n) {
+          const a = performance.now();
+          await fn();
+          lat.push(performance.now() - a);
+        }
+      }),
+    );
+    return { per_s: round(n / ((performance.now() - t) / 1000)), p50_ms: round(percentile(lat, 50), 2) };
+  };
+  const bucket = `bench-limiter:${crypto.randomUUID()}`;
+  const take = () => takeToken(stack.db.pool, bucket, 1_000_000_000);
+  const select1 = () => stack.db.pool.query('SELECT 1');
+  await timeSerial(200, take);
+  await timeSerial(200, select1);
+  const serialTake = await timeSerial(1000, take);
+  const serialSelect = await timeSerial(1000, select1);
+  const concTake = await timeConcurrent(3000, 10, take);
+  const concSelect = await timeConcurrent(3000, 10, select1);
+  log(`  take-token ${round(serialTake, 3)} ms vs SELECT 1 ${round(serialSelect, 3)} ms serial; ${concTake.per_s}/s vs ${concSelect.per_s}/s at 10 in flight on one bucket`);
+
+  const { secret } = await benchAccount(stack.db, 'bench limiter');
+  const api = await startApiProcess({ ...stack.baseEnv, RATE_LIMIT_PER_SECOND: undefined }, `${stack.tmp}/api-default-limit.log`);
+  try {
+    const m = await httpStep(paymentLoad(api.url, secret), rate, s.limiterStepSeconds);
+    await waitForDrain(stack.client, stack.taskQueue, s.drainSeconds);
+    log(`  default limit (1000/s), ${rate}/s for ${s.limiterStepSeconds} s: p50 ${m.p50_ms} ms p99 ${m.p99_ms} ms errors ${m.errors}`);
+    return {
+      statement: 'one INSERT … ON CONFLICT DO UPDATE on rate_limit_buckets per authenticated request (autocommit: one WAL flush each)',
+      serial_ms_per_call: round(serialTake, 3),
+      serial_select1_ms: round(serialSelect, 3),
+      extra_ms_per_request: round(serialTake - serialSelect, 3),
+      one_bucket_calls_per_s_10_in_flight: concTake.per_s,
+      select1_per_s_10_in_flight: concSelect.per_s,
+      default_limit_step: { rate_limit_per_second: 1000, target_rps: rate, seconds: s.limiterStepSeconds, ...pick(m), status_codes: m.statusCodes },
+    };
+  } finally {
+    await api.stop();
+  }
+}
+
+/** Is a route there? A missing one is the router's 404 "Unrecognized request URL". */
+async function routeExists(url: string, method: string, secret: string): Promise<boolean> {
+  const res = await fetch(url, { method, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+  const body = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
+  return !(res.status === 404 && /Unrecognized request URL/.test(body.error?.message ?? '')) && res.status !== 405;
+}
+
+/**
+ * Bulk-inserts `count` events for one account in one INSERT … SELECT generate_series: UUIDv7-shaped
+ * ids (48-bit millisecond timestamp, version 7, variant 10), one millisecond apart and ending a
+ * minute ago, so id order is time order and created_at equals the id's timestamp, as insertEvent
+ * makes them. They are marked dispatched so no webhook sweep picks them up.
+ */
+export async function seedEvents(db: Db, accountId: string, count: number): Promise<number> {
+  const t = performance.now();
+  const firstMs = Date.now() - 60_000 - count;
+  await db.query(
+    `INSERT INTO events (id, account_id, livemode, type, data, created_at, dispatched_at)
+     SELECT (lpad(to_hex(ms), 12, '0') || '7' || substr(h, 1, 3) || substr('89ab', 1 + (i % 4)::int, 1) || substr(h, 4, 15))::uuid,
+            $1, false,
+            CASE WHEN i % 2 = 0 THEN 'payment.created' ELSE 'payment.requires_action' END,
+            jsonb_build_object('object', jsonb_build_object(
+              'id', 'pmt_' || (lpad(to_hex(ms), 12, '0') || '7' || substr(h, 16, 3) || '8' || substr(h, 18, 15))::uuid,
+              'object', 'payment', 'amount', 2000, 'currency', 'EUR', 'livemode', false,
+              'status', CASE WHEN i % 2 = 0 THEN 'requires_action' ELSE 'requires_action' END,
+              'methods', jsonb_build_array('card', 'apple_pay', 'google_pay', 'usdc', 'sepa'),
+              'metadata', jsonb_build_object('order', 'bench-' || i),
+              'created', (ms / 1000)::bigint)),
+            to_timestamp(ms / 1000.0), to_timestamp(ms / 1000.0)
+       FROM (SELECT i, $2::bigint + i AS ms, md5(i::text || $3) AS h FROM generate_series(0, $4::int - 1) AS i) s`,
+    [accountId, firstMs, crypto.randomUUID(), count],
+  );
+  await db.query('ANALYZE events');
+  return round((performance.now() - t) / 1000);
+}
+
+/** GET /v1/events?limit=20 at a fixed rate over an account with `eventCount` events. */
+export async function listEventsScenario(stack: BenchStack, s: Settings, log: (l: string) => void) {
+  const { accountId, secret } = await benchAccount(stack.db, 'bench list_events');
+  const url = `${stack.api.url}/v1/events?limit=20`;
+  if (!(await routeExists(url, 'GET', secret))) return { skipped: 'route missing' as const };
+  const seed_s = await seedEvents(stack.db, accountId, s.eventCount);
+  log(`  seeded ${s.eventCount} events in ${seed_s} s`);
+  const load = { url, method: 'GET' as const, headers: { authorization: `Bearer ${secret}` } };
+  await httpStep(load, Math.min(200, s.eventsRps), Math.max(1, s.warmupSeconds));
+  const m = await httpStep(load, s.eventsRps, s.stepSeconds);
+  log(`  ${s.eventsRps}/s: ${m.achieved_rps}/s p50 ${m.p50_ms} ms p99 ${m.p99_ms} ms errors ${m.errors}`);
+  return { events_in_table: s.eventCount, seed_seconds: seed_s, target_rps: s.eventsRps, seconds: s.stepSeconds, rps: m.achieved_rps, p50_ms: m.p50_ms, p99_ms: m.p99_ms, errors: m.errors };
+}
+
+/**
+ * Events committed at a fixed rate (insertEvent in its own transaction, then dispatchEvents after
+ * commit, as the API does), fanned out to one endpoint registered through the API that points at a
+ * local receiver answering 200 at once. Latency runs from events.created_at to the receiver's arrival.
+ */
+export async function webhookDeliveryScenario(stack: BenchStack, s: Settings, log: (l: string) => void) {
+  const { accountId, secret } = await benchAccount(stack.db, 'bench webhook_delivery');
+  if (!(await routeExists(`${stack.api.url}/v1/webhook-endpoints`, 'POST', secret))) return { skipped: 'route missing' as const };
+  const arrivals = new Map<string, number[]>();
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      try {
+        const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id;
+        arrivals.set(id, [...(arrivals.get(id) ?? []), at]);
+      } catch {
+        // not an event: ignore
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((r) => receiver.listen(port, '127.0.0.1', () => r()));
+  try {
+    const reg = await fetch(`${stack.api.url}/v1/webhook-endpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, enabled_events: ['*'] }),
+    });
+    if (!reg.ok) throw new Error(`webhook endpoint registration failed: ${reg.status} ${await reg.text()}`);
+
+    const created = new Map<string, number>();
+    const deps = { db: stack.db, temporal: stack.client, taskQueue: stack.taskQueue, searchAttributes: true };
+    const emit = async () => {
+      const event = await stack.db.withTransaction((tx) =>
+        insertEvent(tx, { accountId, livemode: false, type: 'payment.created', object: { object: 'payment', amount: 2000, currency: 'EUR' } }),
+      );
+      created.set(`evt_${event.id}`, event.created_at.getTime());
+      await dispatchEvents(deps, [event.id]);
+    };
+    const m = await rateLoop(s.webhookEventsRps, s.stepSeconds, emit);
+    const deadline = Date.now() + s.drainSeconds * 1000;
+    while ([...created.keys()].some((id) => !arrivals.has(id)) && Date.now() < deadline) await sleep(250);
+    const firstLatencies: number[] = [];
+    let lastArrival = 0;
+    let duplicates = 0;
+    for (const [id, at] of created) {
+      const got = arrivals.get(id);
+      if (!got) continue;
+      firstLatencies.push(got[0] - at);
+      lastArrival = Math.max(lastArrival, ...got);
+      duplicates += got.length - 1;
+    }
+    const firstCreated = Math.min(...created.values());
+    const result = {
+      events: created.size,
+      event_rps: s.webhookEventsRps,
+      emit_errors: m.errors,
+      delivered: firstLatencies.length,
+      undelivered: created.size - firstLatencies.length,
+      duplicates,
+      deliveries_per_s: round(firstLatencies.length / Math.max(1, (lastArrival - firstCreated) / 1000)),
+      first_attempt_p50_ms: round(percentile(firstLatencies, 50)),
+      first_attempt_p99_ms: round(percentile(firstLatencies, 99)),
+    };
+    log(`  ${result.delivered}/${result.events} delivered, ${result.deliveries_per_s}/s, first attempt p50 ${result.first_attempt_p50_ms} ms p99 ${result.first_attempt_p99_ms} ms`);
+    return result;
+  } finally {
+    await new Promise<void>((r) => receiver.close(() => r()));
+  }
+}
