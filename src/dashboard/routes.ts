@@ -373,7 +373,9 @@ export function dashboardRouter(services: AppServices): Router<AppState> {
         const errors: Record<string, string> = {};
         for (const issue of parsed.error.issues) {
           const param = issue.path.join('.');
-          if (!errors[param]) errors[param] = zodToApiError({ issues: [issue] } as any, nested).message;
+          if (errors[param]) continue;
+          const missing = zodToApiError({ issues: [issue] } as any, nested).code === 'parameter_missing' || values[param] === '';
+          errors[param] = missing ? 'This field is required.' : `${issue.message.charAt(0).toUpperCase()}${issue.message.slice(1)}.`;
         }
         return verificationPage(ctx, s, 400, { values, errors });
       }
