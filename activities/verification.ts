@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { getVerification, recordVerificationDecision, reviewVerification, type VerificationDecision } from '../src/domain/verification';
+import { getVerification, recordVerificationDecision, reviewVerification, type VerificationDecision, type VerificationRow } from '../src/domain/verification';
+import { startVerificationWorkflow } from '../src/domain/verification-start';
 import type { ActivityDeps } from '.';
 
 export function createVerificationActivities(deps: ActivityDeps) {
@@ -16,6 +17,20 @@ export function createVerificationActivities(deps: ActivityDeps) {
       const applied = await deps.db.withTransaction((tx) => recordVerificationDecision(tx, req.verificationId, req.decision));
       deps.logger.info({ verification: req.verificationId, status: req.decision.status, applied }, 'account verification decided');
       return applied;
+    },
+
+    /**
+     * Maintenance: (re)starts the workflow of submissions still pending after `olderThanSeconds`, in case
+     * the API crashed or Temporal was down between the commit and the start. A start of a workflow id
+     * that already ran is refused by Temporal and is a no-op here.
+     */
+    async startStalledVerifications(olderThanSeconds = 30): Promise<number> {
+      const { rows } = await deps.db.query<VerificationRow>(
+        `SELECT * FROM account_verifications WHERE status = 'pending' AND created_at < now() - $1 * interval '1 second' ORDER BY created_at LIMIT 100`,
+        [olderThanSeconds],
+      );
+      for (const v of rows) await startVerificationWorkflow(deps, v);
+      return rows.length;
     },
   };
 }

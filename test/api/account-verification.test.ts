@@ -1,5 +1,8 @@
 import type { RunningApi } from '../../src/api';
+import { createVerificationActivities } from '../../activities/verification';
 import { getAccount } from '../../src/domain/accounts';
+import { submitVerification, VerificationSubmitSchema } from '../../src/domain/verification';
+import { createLogger } from '../../src/logger';
 import { call, closeTestDb, createMerchant, startTestApi, testDb } from '../support/stack';
 
 let api: RunningApi;
@@ -81,4 +84,19 @@ it('rejects the documented test value with a reason, and a corrected resubmissio
   expect(verified.verification.status).toBe('verified');
   const handle = api.services.temporal.workflow.getHandle(`account-verification-acct_${m.accountId}-2`);
   await expect(handle.result()).resolves.toEqual({ status: 'verified' });
+});
+
+it('maintenance starts the review of a submission whose workflow never started (crash between commit and start)', async () => {
+  const m = await createMerchant();
+  const { verification } = await testDb().withTransaction((tx) =>
+    submitVerification(tx, m.accountId, VerificationSubmitSchema.parse(details)),
+  );
+  await testDb().query(`UPDATE account_verifications SET created_at = now() - interval '5 minutes' WHERE id = $1`, [verification.id]);
+  const activities = createVerificationActivities({ db: testDb(), config: api.services.config, temporal: api.services.temporal, logger: createLogger('silent'), clock: () => new Date() });
+  expect(await activities.startStalledVerifications(30)).toBeGreaterThanOrEqual(1);
+  const account = await pollAccount(m.testKey, (a) => a.verification.status !== 'pending');
+  expect(account.verification.status).toBe('verified');
+  // Once decided it is no longer picked up; a second start of the same id would be refused anyway.
+  const { rows } = await testDb().query(`SELECT count(*)::int AS n FROM account_verifications WHERE id = $1 AND status = 'pending'`, [verification.id]);
+  expect(rows[0].n).toBe(0);
 });

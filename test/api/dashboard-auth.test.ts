@@ -15,7 +15,7 @@ const PASSWORD = 'correct horse battery';
 
 it('pages redirect to sign-in without a session (and with a bogus one)', async () => {
   const anon = new DashboardClient(api.url);
-  for (const path of ['/payments', '/payments/pmt_0192f0c4-8a4e-7b2c-9d1e-3f4a5b6c7d8e', '/keys', '/verification', '/']) {
+  for (const path of ['/payments', '/payments/pmt_0192f0c4-8a4e-7b2c-9d1e-3f4a5b6c7d8e', '/keys', '/verification', '/', '']) {
     const res = await anon.get(path);
     expect(res.status).toBe(303);
     expect(res.location).toMatch(/\/(signin|payments)$/);
