@@ -169,3 +169,41 @@ it('sign-up validates its fields visibly and refuses a taken e-mail', async () =
   expect(taken.status).toBe(400);
   expect(taken.text).not.toContain('sk_test_');
 });
+
+it('pages the payments list newest first with a cursor, and filters by status', async () => {
+  const client = new DashboardClient(api.url);
+  const key = await client.signUp(uniqueEmail('paging'));
+  const ids: string[] = [];
+  for (let i = 0; i < 23; i++) ids.push((await call(api.url, 'POST', '/v1/payments', { key, body: { amount: 100 + i, currency: 'EUR' } })).body.id);
+  const canceled = await call(api.url, 'POST', `/v1/payments/${ids[0]}/cancel`, { key });
+  expect(canceled.status).toBe(200);
+  const rowIds = (text: string) => [...text.matchAll(/data-testid="payment-row"><td><a href="[^"]+"><code>(pmt_[^<]+)<\/code>/g)].map((m) => m[1]);
+  const first = await client.get('/payments');
+  expect(rowIds(first.text)).toEqual([...ids].reverse().slice(0, 20));
+  const next = /href="([^"]+)" rel="next"/.exec(first.text)![1].replace(/&amp;/g, '&');
+  const second = await client.get(next.slice(next.indexOf('/dashboard') + '/dashboard'.length));
+  expect(rowIds(second.text)).toEqual([...ids].reverse().slice(20));
+  expect(second.text).not.toContain('rel="next"');
+  const filtered = await client.get('/payments?status=canceled');
+  expect(rowIds(filtered.text)).toEqual([ids[0]]);
+  // A malformed cursor or status is ignored rather than an error page.
+  expect((await client.get('/payments?cursor=nope&status=bogus')).status).toBe(200);
+});
+
+it('under a path prefix on https: the dashboard lives at /prefix/dashboard with a Secure cookie', async () => {
+  const prefixed = await startTestApi({ PUBLIC_BASE_URL: 'https://pay.example.test/api' });
+  try {
+    expect(prefixed.url).toMatch(/\/api$/);
+    const client = new DashboardClient(prefixed.url);
+    const signin = await client.get('/signin');
+    expect(signin.status).toBe(200);
+    expect(signin.text).toContain('action="/api/dashboard/signin"');
+    expect(signin.headers.getSetCookie()[0]).toMatch(/^dash_csrf=[^;]+; Path=\/api\/dashboard; Max-Age=\d+; HttpOnly; SameSite=Lax; Secure$/);
+    await client.signUp(uniqueEmail('prefix'));
+    const redirect = await new DashboardClient(prefixed.url).get('/keys');
+    expect(redirect.location).toBe('/api/dashboard/signin');
+    expect((await client.get('/keys')).status).toBe(200);
+  } finally {
+    await prefixed.close();
+  }
+});
