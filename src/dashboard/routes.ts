@@ -298,7 +298,7 @@ export function dashboardRouter(services: AppServices): Router<AppState> {
       <div class="card"><h1>${s.livemode ? 'Live' : 'Sandbox'} API keys</h1>
       ${s.livemode && account?.verification_status !== 'verified' ? html`<p class="banner" role="note">Live keys can be created now but answer 403 account_not_verified until your account is verified. <a href="${base}/verification">Verify</a></p>` : ''}
       ${keys.length ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead><tbody>
-        ${keys.map((k) => html`<tr data-testid="key-row" data-key-id="${k.id}"><td>${k.name ?? '—'}</td><td><code>${k.prefix}…${k.last4}</code></td><td>${k.scopes.join(', ')}</td><td>${formatDate(k.created)}</td>
+        ${keys.map((k) => html`<tr data-testid="key-row" data-key-id="${k.id}"><td>${k.name ?? '—'}</td><td><code style="white-space:nowrap">${k.prefix}…${k.last4}</code></td><td>${k.scopes.join(', ')}</td><td>${formatDate(k.created)}</td>
           <td>${k.revoked ? 'Revoked' : html`Active <form class="inline" method="post" action="${base}/keys/${k.id}/revoke">${csrfField(s.csrf_token)}<button type="submit" class="secondary" aria-label="Revoke key ${k.prefix}…${k.last4}">Revoke</button></form>`}</td></tr>`)}
         </tbody></table></div>` : html`<p>No ${s.livemode ? 'live' : 'sandbox'} keys yet.</p>`}</div>
       <div class="card"><h2 style="margin-top:0">Create a ${s.livemode ? 'live' : 'sandbox'} key</h2>${alertBox(extra.error)}
