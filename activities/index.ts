@@ -3,6 +3,7 @@ import type { Config } from '../src/config';
 import type { Db } from '../src/db/pool';
 import type { Logger } from '../src/logger';
 import { createPaymentActivities } from './payments';
+import { createVerificationActivities } from './verification';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createPaymentActivities(deps),
     ...createWebhookActivities(deps),
+    ...createVerificationActivities(deps),
   };
 }
 

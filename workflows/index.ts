@@ -4,3 +4,4 @@ export { idleWorkflow } from './idle';
 export { paymentWorkflow } from './payment';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { maintenanceWorkflow } from './maintenance';
+export { accountVerificationWorkflow } from './verification';

@@ -13,6 +13,7 @@ import { apiRoutes } from './routes';
 import { checkHealth } from './health';
 import { checkoutRouter } from '../checkout/routes';
 import { paymentLinkPages } from '../links/page';
+import { dashboardRouter } from '../dashboard/routes';
 
 export interface AppOptions {
   /** Operations mounted after the product's own, e.g. test-only routes. Not in the OpenAPI document. */
@@ -43,6 +44,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): Koa<
   app.use(publicRouter.routes());
   app.use(checkoutRouter(services).routes());
   app.use(paymentLinkPages(services).routes());
+  app.use(dashboardRouter(services).routes());
   if (base !== '') {
     // Load balancers and orchestrators probe /healthz on the process itself, whatever the public prefix.
     const rootHealth = new Router<AppState>();

@@ -11,7 +11,9 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-it('crosses a 3-day durable timer in well under a second of wall time', async () => {
+// Typically ~0.3 s of wall time; the bound is loose so a loaded CI machine cannot flake it,
+// and still proves the 3 days were skipped rather than waited.
+it('crosses a 3-day durable timer in a moment of wall time', async () => {
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: 'idle-test',
@@ -25,6 +27,6 @@ it('crosses a 3-day durable timer in well under a second of wall time', async ()
     const wallMs = Date.now() - startedWall;
     expect(result).toBe('woke');
     expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(threeDays);
-    expect(wallMs).toBeLessThan(1000);
+    expect(wallMs).toBeLessThan(5000);
   });
 });
