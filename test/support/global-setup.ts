@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +6,7 @@ import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres';
 import { findBinary } from '../../src/dev/temporal-binaries';
 import { startTemporalDevServer, stopChild } from '../../src/dev/temporal-dev-server';
 import { freePort } from './ports';
+import { startTsx } from './processes';
 
 /**
  * Starts the real stack once for the whole jest run: embedded PostgreSQL in a temporary
@@ -19,7 +19,6 @@ export default async function globalSetup(): Promise<void> {
     const found = findBinary(kind);
     if (found) process.env[kind === 'cli' ? 'TEMPORAL_CLI_PATH' : 'TEMPORAL_TEST_SERVER_PATH'] = found;
   }
-  const root = path.resolve(__dirname, '..', '..');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-test-'));
   fs.chmodSync(tmp, 0o777);
   const pg = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg'), port: await freePort(), persistent: false });
@@ -36,7 +35,7 @@ export default async function globalSetup(): Promise<void> {
     SANDBOX_SEPA_CONFIRM_SECONDS: '2',
     SANDBOX_SETTLEMENT_SECONDS: '1',
   };
-  const worker = await startWorkerProcess(root, workerEnv);
+  const worker = await startTsx('src/worker.ts', workerEnv, 'worker running');
 
   Object.assign(process.env, {
     TEST_DATABASE_URL: pg.url,
@@ -45,34 +44,6 @@ export default async function globalSetup(): Promise<void> {
     TEST_TMP_DIR: tmp,
   });
   (globalThis as any).__STACK__ = { pg, temporal, worker, tmp };
-}
-
-export async function startWorkerProcess(root: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(path.join(root, 'node_modules', '.bin', 'tsx'), [path.join(root, 'src', 'worker.ts')], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start within 60 s:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-8000);
-      if (output.includes('worker running')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code}:\n${output}`));
-    });
-  });
-  // Keep draining output so the pipe never blocks the worker.
-  child.stdout!.resume();
-  child.stderr!.resume();
-  return child;
 }
 
 export { stopChild };

@@ -15,16 +15,18 @@ export function descendants(pid: number): number[] {
   return children.flatMap((c) => [c, ...descendants(c)]);
 }
 
-/** kill -9 of a process and all it started: a crash, not a shutdown. */
-export function killTree(child: ChildProcess): void {
-  if (!child.pid) return;
-  for (const pid of [...descendants(child.pid), child.pid]) {
+/** kill -9 of a process and all it started: a crash, not a shutdown. Returns the pids killed. */
+export function killTree(child: ChildProcess): number[] {
+  if (!child.pid) return [];
+  const pids = [...descendants(child.pid), child.pid];
+  for (const pid of pids) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
       // already gone
     }
   }
+  return pids;
 }
 
 /** Runs `tsx <script>` with env; resolves once its output contains `ready`. */

@@ -1,15 +1,13 @@
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { createEndpoint } from '../../src/webhooks/repository';
 import { dispatchEvents } from '../../src/webhooks/dispatch';
 import { insertEvent, type EventRow } from '../../src/domain/events';
 import { newUuid, publicId } from '../../src/ids';
-import { startWorkerProcess } from '../support/global-setup';
+import { killTree, startTsx } from '../support/processes';
 import { startReceiver, waitFor } from '../support/receiver';
 import { closeTestDb, createMerchant, testDb } from '../support/stack';
 
-const root = path.resolve(__dirname, '..', '..');
 const taskQueue = `webhook-crash-${newUuid()}`;
 let connection: Connection;
 let client: Client;
@@ -26,28 +24,9 @@ function workerEnv(): NodeJS.ProcessEnv {
   };
 }
 
-/** Every descendant pid of pid (tsx runs the worker in a child node process). */
-function descendants(pid: number): number[] {
-  let out = '';
-  try {
-    out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
-  } catch {
-    return []; // no children
-  }
-  const children = out.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
-  return children.flatMap((c) => [c, ...descendants(c)]);
-}
-
 /** kill -9 the worker and its node child: no graceful shutdown, in-flight activities are lost. */
 async function crash(child: ChildProcess): Promise<void> {
-  const pids = [...descendants(child.pid!), child.pid!];
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+  const pids = killTree(child);
   await waitFor(() => pids.every((pid) => {
     try {
       process.kill(pid, 0);
@@ -83,7 +62,7 @@ it('delivers every event after the worker is killed with deliveries pending', as
     const dispatch = (ids: string[]) => dispatchEvents({ db: testDb(), temporal: client, taskQueue }, ids);
     const emit = () => testDb().withTransaction((tx) => insertEvent(tx, { accountId: m.accountId, livemode: false, type: 'payment.succeeded', object: { id: newUuid(), amount: 500, currency: 'eur', status: 'succeeded' } }));
 
-    worker = await startWorkerProcess(root, workerEnv());
+    worker = await startTsx('src/worker.ts', workerEnv(), 'worker running');
     const before: EventRow[] = [];
     for (let i = 0; i < 5; i++) before.push(await emit());
     await dispatch(before.map((e) => e.id));
@@ -99,7 +78,7 @@ it('delivers every event after the worker is killed with deliveries pending', as
     await new Promise((r) => setTimeout(r, 7_000));
     expect(before.every((e) => seen.get(publicId('event', e.id)) === 1)).toBe(true);
 
-    worker = await startWorkerProcess(root, workerEnv());
+    worker = await startTsx('src/worker.ts', workerEnv(), 'worker running');
     const all = [...before, ...during];
     await waitFor(
       async () => {
