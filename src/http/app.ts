@@ -32,12 +32,13 @@ export function createApp(services: AppServices, options: AppOptions = {}): Koa<
 
   app.use(requestContext(services));
 
+  const health = async (ctx: AppContext) => {
+    const result = await checkHealth(services);
+    ctx.status = result.ok ? 200 : 503;
+    ctx.body = result;
+  };
   const publicRouter = new Router<AppState>({ prefix: base });
-  publicRouter.get('/healthz', async (ctx: AppContext) => {
-    const health = await checkHealth(services);
-    ctx.status = health.ok ? 200 : 503;
-    ctx.body = health;
-  });
+  publicRouter.get('/healthz', health);
   publicRouter.get('/v1/openapi.json', (ctx: AppContext) => {
     ctx.body = openApiDocument;
   });
@@ -47,13 +48,7 @@ export function createApp(services: AppServices, options: AppOptions = {}): Koa<
   app.use(dashboardRouter(services).routes());
   if (base !== '') {
     // Load balancers and orchestrators probe /healthz on the process itself, whatever the public prefix.
-    const rootHealth = new Router<AppState>();
-    rootHealth.get('/healthz', async (ctx: AppContext) => {
-      const health = await checkHealth(services);
-      ctx.status = health.ok ? 200 : 503;
-      ctx.body = health;
-    });
-    app.use(rootHealth.routes());
+    app.use(new Router<AppState>().get('/healthz', health).routes());
   }
 
   const apiPrefix = `${base}/v1/`;
