@@ -56,6 +56,7 @@ async function main() {
         '',
         'Payment service is running.',
         `  API:          ${config.publicBaseUrl}/v1   (health: ${config.publicBaseUrl}/healthz)`,
+        `  Dashboard:    ${config.publicBaseUrl}/dashboard   (sign up there, or use the key below)`,
         `  Temporal UI:  ${config.temporal.uiUrl}`,
         `  Sandbox key:  ${key}`,
         '',
