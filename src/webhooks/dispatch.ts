@@ -6,7 +6,7 @@ import type { EventRow } from '../domain/events';
 import { publicId } from '../ids';
 import { SA } from '../temporal/search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW, webhookDeliveryWorkflowId, type WebhookDeliveryInput } from '../temporal/webhooks';
-import { endpointsForEvent, type EndpointRow } from './repository';
+import { undispatchedDeliveryPairs, type EndpointRow } from './repository';
 
 export interface DispatchDeps {
   db: Db;
@@ -64,14 +64,8 @@ export function dispatchDeps(deps: { db: Db; temporal: Client; config: Config })
  */
 export async function dispatchEvents(deps: DispatchDeps, eventIds: string[]): Promise<void> {
   if (eventIds.length === 0) return;
-  const { rows: events } = await deps.db.query<EventRow & { dispatched_at: Date | null }>(
-    'SELECT id, account_id, livemode, type, created_at, dispatched_at FROM events WHERE id = ANY ($1::uuid[]) ORDER BY id',
-    [eventIds],
-  );
-  for (const event of events) {
-    if (event.dispatched_at) continue;
-    const endpoints = await endpointsForEvent(deps.db.pool, event);
-    await Promise.all(endpoints.map((endpoint) => startDelivery(deps, event, endpoint)));
-    await deps.db.query('UPDATE events SET dispatched_at = now() WHERE id = $1 AND dispatched_at IS NULL', [event.id]);
-  }
+  // Two queries whatever the number of events: this runs after every payment transition.
+  const pairs = await undispatchedDeliveryPairs(deps.db.pool, eventIds);
+  await Promise.all(pairs.map((p) => startDelivery(deps, { id: p.event_id, type: p.event_type as EventRow['type'] }, { id: p.endpoint_id })));
+  await deps.db.query('UPDATE events SET dispatched_at = now() WHERE id = ANY ($1::uuid[]) AND dispatched_at IS NULL', [eventIds]);
 }

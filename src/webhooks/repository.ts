@@ -136,20 +136,41 @@ export async function activeSecrets(db: Queryable, endpointId: string, at: Date)
 }
 
 /** Enabled endpoints of the event's account and mode that subscribe to its type. */
+/**
+ * Which endpoints receive an event: same account and mode, live (not deleted or disabled), subscribed
+ * to the type, and registered before the event happened (a sweep must not send a new endpoint the
+ * backlog; a replay passes NULL as the time and may target any current endpoint).
+ */
+function endpointMatchesSql(endpoint: string, event: { account: string; livemode: string; type: string; createdAt: string }): string {
+  return `${endpoint}.account_id = ${event.account} AND ${endpoint}.livemode = ${event.livemode}
+    AND ${endpoint}.deleted_at IS NULL AND NOT ${endpoint}.disabled
+    AND ('*' = ANY (${endpoint}.enabled_events) OR ${event.type} = ANY (${endpoint}.enabled_events))
+    AND (${event.createdAt}::timestamptz IS NULL OR ${endpoint}.created_at <= ${event.createdAt})`;
+}
+
 export async function endpointsForEvent(
   db: Queryable,
   event: { account_id: string; livemode: boolean; type: string; created_at: Date },
   opts: { includeNewer?: boolean } = {},
 ): Promise<EndpointRow[]> {
-  // An endpoint receives the events that happen after it was registered (a sweep must not send
-  // a new endpoint the backlog); a replay may target any current endpoint.
   const { rows } = await db.query(
-    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
-     WHERE account_id = $1 AND livemode = $2 AND deleted_at IS NULL AND NOT disabled
-       AND ('*' = ANY (enabled_events) OR $3 = ANY (enabled_events))
-       AND ($4::timestamptz IS NULL OR created_at <= $4)
+    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints w
+     WHERE ${endpointMatchesSql('w', { account: '$1', livemode: '$2', type: '$3', createdAt: '$4' })}
      ORDER BY id`,
     [event.account_id, event.livemode, event.type, opts.includeNewer ? null : event.created_at],
+  );
+  return rows;
+}
+
+/** Every (not yet dispatched event, matching endpoint) pair among these events, in one query. */
+export async function undispatchedDeliveryPairs(db: Queryable, eventIds: string[]): Promise<Array<{ event_id: string; event_type: string; endpoint_id: string }>> {
+  const { rows } = await db.query(
+    `SELECT e.id AS event_id, e.type AS event_type, w.id AS endpoint_id
+       FROM events e
+       JOIN webhook_endpoints w ON ${endpointMatchesSql('w', { account: 'e.account_id', livemode: 'e.livemode', type: 'e.type', createdAt: 'e.created_at' })}
+      WHERE e.id = ANY ($1::uuid[]) AND e.dispatched_at IS NULL
+      ORDER BY e.id, w.id`,
+    [eventIds],
   );
   return rows;
 }
