@@ -497,14 +497,14 @@ export function dashboardRouter(services: AppServices): Router<AppState> {
     return uuid ? getEndpoint(q, s.account_id, s.livemode, uuid, { forUpdate }) : null;
   }
 
-  async function endpointPage(ctx: AppContext, s: DashboardSession, endpoint: EndpointRow, status: number, extra: { secret?: string; form?: { values: EndpointForm; errors: Record<string, string> } } = {}) {
+  async function endpointPage(ctx: AppContext, s: DashboardSession, endpoint: EndpointRow, status: number, extra: { secret?: string; error?: string; form?: { values: EndpointForm; errors: Record<string, string> } } = {}) {
     const id = publicId('webhookEndpoint', endpoint.id);
     const cursor = typeof ctx.query.cursor === 'string' && isUuid(ctx.query.cursor) ? ctx.query.cursor : undefined;
     const { items, hasMore } = await listDeliveries(db.pool, { endpointId: endpoint.id, cursor, limit: 20 });
     const back = `${base}/webhooks/${id}`;
     const post = (path: string, label: string, cls = 'secondary') => html`<form class="inline" method="post" action="${back}/${path}">${csrfField(s.csrf_token)}<button type="submit" class="${cls}">${label}</button></form>`;
     render(ctx, status, `Endpoint ${endpoint.url}`, html`${extra.secret ? html`<div class="card" role="status"><h1>New signing secret</h1>${signingSecretBox(extra.secret)}</div>` : ''}
-      <div class="card"><p><a href="${base}/webhooks">← All endpoints</a></p><h1><code>${endpoint.url}</code></h1>
+      <div class="card"><p><a href="${base}/webhooks">← All endpoints</a></p><h1><code>${endpoint.url}</code></h1>${alertBox(extra.error)}
       <dl><dt>Id</dt><dd><code>${id}</code></dd><dt>Events</dt><dd>${endpoint.enabled_events.join(', ')}</dd><dt>Description</dt><dd>${endpoint.description ?? '—'}</dd>
         <dt>Status</dt><dd data-testid="endpoint-status">${endpoint.disabled ? `disabled${endpoint.disabled_reason === 'gone' ? ' (the receiver answered 410 Gone)' : ''}` : 'enabled'}</dd><dt>Created</dt><dd>${formatDate(endpoint.created_at)}</dd>
         <dt>Signing secret</dt><dd>Shown only when created or rotated. Rotating keeps the old secret signing for 24 hours.</dd></dl>
@@ -594,7 +594,7 @@ export function dashboardRouter(services: AppServices): Router<AppState> {
     action(async (ctx, s) => {
       const endpoint = await loadEndpoint(s, String(ctx.params.id));
       if (!endpoint || s.livemode) return notFound(ctx, s, 'Endpoint', 'webhooks', 'webhooks');
-      if (endpoint.disabled) return endpointPage(ctx, s, endpoint, 400);
+      if (endpoint.disabled) return endpointPage(ctx, s, endpoint, 409, { error: 'This endpoint is disabled: enable it to send a test event.' });
       const type = (endpoint.enabled_events.find((t) => t !== '*') ?? 'payment.succeeded') as EventType;
       // A real sandbox event (so its deliveries, attempts and replay work as for any other), marked
       // as a test, and sent to this endpoint only.

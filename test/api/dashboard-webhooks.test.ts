@@ -1,6 +1,6 @@
 import type { RunningApi } from '../../src/api';
 import { DashboardClient, uniqueEmail } from '../support/dashboard';
-import { startReceiver } from '../support/receiver';
+import { startReceiver, waitFor } from '../support/receiver';
 import { call, closeTestDb, startTestApi, testDb } from '../support/stack';
 
 let api: RunningApi;
@@ -107,4 +107,46 @@ it("another account's endpoint, event and link are 404 on every page and form, a
   const fresh = /value="(whsec_[^"]+)"/.exec(rotated.text)![1];
   expect(fresh).not.toBe(a.secret);
   expect((await a.client.get(`/webhooks/${a.endpointId}`)).text).not.toContain('whsec_');
+});
+
+it('lists events with the type and date filters and cursor paging, replays from the event page, and needs a session', async () => {
+  const a = await accountWithData('events');
+  // Two more test events: three in all, newest first.
+  for (let i = 0; i < 2; i++) expect((await a.client.post(`/webhooks/${a.endpointId}/test-event`, { _csrf: a.csrf })).status).toBe(303);
+  const ids = (text: string) => [...text.matchAll(/data-testid="event-row"><td><a href="[^"]*\/events\/(evt_[^"]+)"/g)].map((m) => m[1]);
+  const all = ids((await a.client.get('/events')).text);
+  expect(all).toHaveLength(3);
+  expect(all[2]).toBe(a.eventId);
+  const today = new Date().toISOString().slice(0, 10);
+  expect(ids((await a.client.get(`/events?type=payment.succeeded&created_after=${today}&created_before=${today}`)).text)).toEqual(all);
+  expect(ids((await a.client.get('/events?type=payout.failed')).text)).toEqual([]);
+  expect(ids((await a.client.get('/events?created_before=2020-01-01')).text)).toEqual([]);
+  expect(ids((await a.client.get('/events?created_after=2999-01-01')).text)).toEqual([]);
+  // Paging follows the "Older events" link (20 per page, so only the cursor itself is exercised here).
+  expect(ids((await a.client.get(`/events?cursor=${all[0].slice('evt_'.length)}`)).text)).toEqual(all.slice(1));
+
+  const replay = await a.client.post(`/events/${a.eventId}/replay`, { _csrf: a.csrf, endpoint_id: a.endpointId, return_to: 'event' });
+  expect(replay.status).toBe(303);
+  expect(replay.location).toMatch(new RegExp(`/dashboard/events/${a.eventId}$`));
+  // The replay workflow records its own delivery; the event page then shows it with its workflow link.
+  const replayed = await waitFor(async () => {
+    const res = await call(api.url, 'GET', `/v1/events/${a.eventId}/deliveries`, { key: a.key });
+    return res.body.data.items.find((d: { replay: boolean; status: string }) => d.replay && d.status === 'succeeded');
+  }, { what: 'the replay delivery' });
+  expect(replayed.workflow_id).toMatch(/-replay-/);
+  const page = await a.client.get(`/events/${a.eventId}`);
+  expect(page.text).toContain(`&quot;id&quot;: &quot;${a.eventId}&quot;`);
+  expect(page.text).toContain(`/namespaces/default/workflows/${encodeURIComponent(replayed.workflow_id)}`);
+
+  // A disabled endpoint takes no test event and no replay until it is enabled again.
+  expect((await a.client.post(`/webhooks/${a.endpointId}/disable`, { _csrf: a.csrf })).status).toBe(303);
+  expect((await a.client.post(`/webhooks/${a.endpointId}/test-event`, { _csrf: a.csrf })).status).toBe(409);
+  expect((await a.client.post(`/events/${a.eventId}/replay`, { _csrf: a.csrf, endpoint_id: a.endpointId })).status).toBe(409);
+
+  const anon = new DashboardClient(api.url);
+  for (const path of ['/webhooks', `/webhooks/${a.endpointId}`, '/events', `/events/${a.eventId}`, '/payment-links']) {
+    const res = await anon.get(path);
+    expect([path, res.status]).toEqual([path, 303]);
+    expect(res.location).toMatch(/\/dashboard\/signin$/);
+  }
 });
