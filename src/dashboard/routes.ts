@@ -3,14 +3,34 @@ import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import { html, type RawHtml } from '../checkout/html';
 import { createAccount, createApiKey, getAccount, revokeApiKey, serializeApiKey, type AccountRow } from '../domain/accounts';
-import { formatAmount } from '../domain/money';
+import { EVENT_TYPES, insertEvent, serializeEvent, type EventType } from '../domain/events';
+import { getEvent, listEvents } from '../domain/events-query';
+import { CURRENCY_EXPONENT, formatAmount, PRESENTMENT_CURRENCIES } from '../domain/money';
+import { deactivatePaymentLink, insertPaymentLink, listPaymentLinks, paymentLinkUrl } from '../domain/payment-links';
+import type { Queryable } from '../db/pool';
+import { PaymentLinkCreateSchema } from '../http/routes/payment-links/schemas';
+import { resolvePaymentSettings } from '../http/routes/payments/schemas';
+import { assertAllowedWebhookUrl, UnsafeDestinationError } from '../webhooks/address';
+import { dispatchDeps, dispatchToEndpoint, startReplay } from '../webhooks/dispatch';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  rotateSecret,
+  updateEndpoint,
+  type AttemptRow,
+  type DeliveryRow,
+  type EndpointRow,
+} from '../webhooks/repository';
 import { findPayment, listPayments, serializePayment } from '../domain/payments';
 import { ALL_SCOPES, isScope, type Scope } from '../domain/scopes';
 import { latestVerification, submitVerification, VerificationStateError, VerificationSubmitSchema, type VerificationRow } from '../domain/verification';
 import { startVerificationWorkflow } from '../domain/verification-start';
 import type { AppContext, AppServices, AppState } from '../http/context';
 import { zodToApiError } from '../http/route';
-import { isUuid, parsePublicId, publicId } from '../ids';
+import { isUuid, newUuid, parsePublicId, publicId } from '../ids';
 import { paymentWorkflowId, type PaymentStatus } from '../temporal/contract';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords';
 import {
@@ -234,7 +254,7 @@ export function dashboardRouter(services: AppServices): Router<AppState> {
       await setSessionMode(db.pool, s.token_hash, form.get('mode') === 'live');
       const back = form.get('return_to') ?? '';
       // Only back to a dashboard list page: detail pages belong to one mode.
-      const target = ['payments', 'keys', 'verification'].map((p) => `${base}/${p}`).find((p) => back === p) ?? `${base}/payments`;
+      const target = ['payments', 'keys', 'verification', 'webhooks', 'events', 'payment-links'].map((p) => `${base}/${p}`).find((p) => back === p) ?? `${base}/payments`;
       ctx.status = 303;
       ctx.redirect(target);
     }),
@@ -397,6 +417,329 @@ export function dashboardRouter(services: AppServices): Router<AppState> {
     }),
   );
 
+  // ---- Shared by webhooks and events -----------------------------------------------------
+
+  const { uiUrl, namespace } = services.config.temporal;
+  const workflowUrl = (workflowId: string) => `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+  const deps = dispatchDeps(services);
+
+  function notFound(ctx: AppContext, s: DashboardSession, what: string, back: string, active: string) {
+    render(ctx, 404, `${what} not found`, html`<div class="card"><h1>${what} not found</h1><p>There is no ${s.livemode ? 'live' : 'sandbox'} ${what.toLowerCase()} with this id in your account.</p><p><a href="${base}/${back}">Back</a></p></div>`, { session: s, active });
+  }
+
+  const pretty = (v: unknown) => JSON.stringify(v, null, 2);
+
+  /** One delivery with every attempt's request and response, folded into <details>. */
+  function deliveryBlock(s: DashboardSession, d: DeliveryRow & { attempts: AttemptRow[] }, returnTo: string): RawHtml {
+    const eventId = publicId('event', d.event_id);
+    const endpointId = publicId('webhookEndpoint', d.endpoint_id);
+    return html`<div class="delivery" data-testid="delivery" data-status="${d.status}">
+      <p><code>${publicId('webhookDelivery', d.id)}</code> · event <a href="${base}/events/${eventId}"><code>${eventId}</code></a> · endpoint <a href="${base}/webhooks/${endpointId}"><code>${endpointId}</code></a>${d.replay ? ' · replay' : ''}</p>
+      <p>Status <span class="status" data-testid="delivery-status">${d.status}</span> · ${d.attempt_count} attempt(s) · created ${formatDate(d.created_at)}${d.next_attempt_at ? ` · next attempt ${formatDate(d.next_attempt_at)}` : ''}
+        · <a href="${workflowUrl(d.workflow_id)}" data-testid="delivery-workflow-link">workflow ${d.workflow_id}</a></p>
+      ${d.attempts.map((a) => html`<details data-testid="attempt" data-attempt="${a.attempt_number}"><summary>Attempt ${a.attempt_number}: ${a.response_status === null ? 'no response' : `HTTP ${a.response_status}`} in ${a.duration_ms} ms at ${formatDate(a.attempted_at)}${a.error ? ` · ${a.error}` : ''}</summary>
+        <h3>Request</h3><p>POST <code>${a.request_url}</code></p><pre data-testid="request-headers">${pretty(a.request_headers)}</pre><pre data-testid="request-body">${a.request_body}</pre>
+        <h3>Response</h3>${a.response_status === null ? html`<p>None${a.error ? `: ${a.error}` : ''}</p>` : html`<p>Status <span data-testid="response-status">${a.response_status}</span></p><pre data-testid="response-headers">${pretty(a.response_headers ?? {})}</pre><pre data-testid="response-body">${a.response_body ?? ''}</pre>`}
+        <p class="muted">Duration ${a.duration_ms} ms · error: ${a.error ?? 'none'}</p></details>`)}
+      <form class="inline" method="post" action="${base}/events/${eventId}/replay">${csrfField(s.csrf_token)}<input type="hidden" name="endpoint_id" value="${endpointId}"><input type="hidden" name="return_to" value="${returnTo}">
+        <button type="submit" class="secondary" aria-label="Replay ${eventId} to ${endpointId}">Replay</button></form></div>`;
+  }
+
+  // ---- Webhook endpoints ------------------------------------------------------------------
+
+  type EndpointForm = { url: string; description: string; events: string[] };
+
+  /** Validates the endpoint form as the API does (same URL rules for the mode). */
+  async function parseEndpointForm(form: URLSearchParams, livemode: boolean): Promise<{ values: EndpointForm; errors: Record<string, string>; url?: string; events?: string[] }> {
+    const values = { url: (form.get('url') ?? '').trim(), description: (form.get('description') ?? '').trim(), events: form.getAll('enabled_events') };
+    const errors: Record<string, string> = {};
+    let url: string | undefined;
+    if (!values.url || values.url.length > 2048) errors.url = 'Enter the URL that receives the events.';
+    else {
+      try {
+        await assertAllowedWebhookUrl(values.url, livemode);
+        url = new URL(values.url).toString();
+      } catch (err) {
+        if (!(err instanceof UnsafeDestinationError)) throw err;
+        errors.url = err.message;
+      }
+    }
+    const events = values.events.includes('*') ? ['*'] : [...new Set(values.events.filter((e) => (EVENT_TYPES as readonly string[]).includes(e)))];
+    if (events.length === 0) errors.enabled_events = 'Choose all events or at least one event type.';
+    if (values.description.length > 500) errors.description = 'Use at most 500 characters.';
+    return { values, errors, url, events };
+  }
+
+  function endpointFields(v: Partial<EndpointForm>, e: Record<string, string>): RawHtml {
+    const chosen = new Set(v.events ?? ['*']);
+    return html`${field('url', 'URL', { type: 'url', value: v.url, error: e.url, attrs: 'required maxlength="2048"', hint: URL_HINT })}
+      <fieldset class="checks"><legend>Events to send</legend>${e.enabled_events ? html`<p class="field-error" id="enabled_events-error">${e.enabled_events}</p>` : ''}
+        <label><input type="checkbox" name="enabled_events" value="*"${chosen.has('*') ? html` checked` : ''}> All events</label>
+        ${EVENT_TYPES.map((t) => html`<label><input type="checkbox" name="enabled_events" value="${t}"${chosen.has(t) ? html` checked` : ''}> ${t}</label>`)}</fieldset>
+      ${field('description', 'Description', { value: v.description, error: e.description, attrs: 'maxlength="500"' })}`;
+  }
+
+  async function webhooksPage(ctx: AppContext, s: DashboardSession, status: number, form?: { values: EndpointForm; errors: Record<string, string> }) {
+    const cursor = typeof ctx.query.cursor === 'string' && isUuid(ctx.query.cursor) ? ctx.query.cursor : undefined;
+    const { items, hasMore } = await listEndpoints(db.pool, { ...scopeOf(s), cursor, limit: 20 });
+    render(ctx, status, 'Webhooks', html`<div class="card"><h1>${s.livemode ? 'Live' : 'Sandbox'} webhook endpoints</h1>
+      ${items.length ? html`<div class="table-wrap"><table><thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Description</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead><tbody>
+        ${items.map((e) => html`<tr data-testid="endpoint-row"><td><a href="${base}/webhooks/${publicId('webhookEndpoint', e.id)}"><code>${e.url}</code></a></td><td>${e.enabled_events.join(', ')}</td><td>${e.description ?? '—'}</td><td>${e.disabled ? `Disabled${e.disabled_reason === 'gone' ? ' (410 Gone)' : ''}` : 'Enabled'}</td><td>${formatDate(e.created_at)}</td></tr>`)}
+        </tbody></table></div>` : html`<p>No ${s.livemode ? 'live' : 'sandbox'} endpoints yet.</p>`}
+      <p>${cursor ? html`<a href="${base}/webhooks">Newest</a> · ` : ''}${hasMore ? html`<a href="${base}/webhooks?cursor=${items[items.length - 1].id}" rel="next">Older endpoints →</a>` : ''}</p></div>
+      <div class="card"><h2 style="margin-top:0">Add an endpoint</h2>${alertBox(form && Object.keys(form.errors).length ? 'Please correct the fields below.' : undefined)}
+      <form method="post" action="${base}/webhooks" novalidate>${csrfField(s.csrf_token)}${endpointFields(form?.values ?? {}, form?.errors ?? {})}
+        <button type="submit">Add endpoint</button></form></div>`, { session: s, active: 'webhooks' });
+  }
+
+  async function loadEndpoint(s: DashboardSession, id: string, forUpdate = false, q: Queryable = db.pool): Promise<EndpointRow | null> {
+    const uuid = parsePublicId('webhookEndpoint', id);
+    return uuid ? getEndpoint(q, s.account_id, s.livemode, uuid, { forUpdate }) : null;
+  }
+
+  async function endpointPage(ctx: AppContext, s: DashboardSession, endpoint: EndpointRow, status: number, extra: { secret?: string; error?: string; form?: { values: EndpointForm; errors: Record<string, string> } } = {}) {
+    const id = publicId('webhookEndpoint', endpoint.id);
+    const cursor = typeof ctx.query.cursor === 'string' && isUuid(ctx.query.cursor) ? ctx.query.cursor : undefined;
+    const { items, hasMore } = await listDeliveries(db.pool, { endpointId: endpoint.id, cursor, limit: 20 });
+    const back = `${base}/webhooks/${id}`;
+    const post = (path: string, label: string, cls = 'secondary') => html`<form class="inline" method="post" action="${back}/${path}">${csrfField(s.csrf_token)}<button type="submit" class="${cls}">${label}</button></form>`;
+    render(ctx, status, `Endpoint ${endpoint.url}`, html`${extra.secret ? html`<div class="card" role="status"><h1>New signing secret</h1>${signingSecretBox(extra.secret)}</div>` : ''}
+      <div class="card"><p><a href="${base}/webhooks">← All endpoints</a></p><h1><code>${endpoint.url}</code></h1>${alertBox(extra.error)}
+      <dl><dt>Id</dt><dd><code>${id}</code></dd><dt>Events</dt><dd>${endpoint.enabled_events.join(', ')}</dd><dt>Description</dt><dd>${endpoint.description ?? '—'}</dd>
+        <dt>Status</dt><dd data-testid="endpoint-status">${endpoint.disabled ? `disabled${endpoint.disabled_reason === 'gone' ? ' (the receiver answered 410 Gone)' : ''}` : 'enabled'}</dd><dt>Created</dt><dd>${formatDate(endpoint.created_at)}</dd>
+        <dt>Signing secret</dt><dd>Shown only when created or rotated. Rotating keeps the old secret signing for 24 hours.</dd></dl>
+      <p>${endpoint.disabled ? post('enable', 'Enable') : post('disable', 'Disable')} ${post('rotate-secret', 'Rotate secret')}
+        ${s.livemode ? '' : post('test-event', 'Send test event')} ${post('delete', 'Delete endpoint')}</p>
+      ${s.livemode ? '' : html`<p class="muted">A test event is a sandbox <code>payment.succeeded</code> (or the endpoint's first chosen type) whose object has <code>"test_event": true</code>; it is delivered to this endpoint only.</p>`}</div>
+      <div class="card"><h2 style="margin-top:0">Deliveries</h2>${items.length ? items.map((d) => deliveryBlock(s, d, 'endpoint')) : html`<p>No deliveries yet.</p>`}
+        <p>${cursor ? html`<a href="${back}">Newest</a> · ` : ''}${hasMore ? html`<a href="${back}?cursor=${items[items.length - 1].id}" rel="next">Older deliveries →</a>` : ''}</p></div>
+      <div class="card"><h2 style="margin-top:0">Edit</h2>${alertBox(extra.form ? 'Please correct the fields below.' : undefined)}
+        <form method="post" action="${back}" novalidate>${csrfField(s.csrf_token)}${endpointFields(extra.form?.values ?? { url: endpoint.url, description: endpoint.description ?? '', events: endpoint.enabled_events }, extra.form?.errors ?? {})}
+        <button type="submit">Save</button></form></div>`, { session: s, active: 'webhooks' });
+  }
+
+  router.get('/webhooks', page((ctx, s) => webhooksPage(ctx, s, 200)));
+  router.post(
+    '/webhooks',
+    action(async (ctx, s, form) => {
+      const parsed = await parseEndpointForm(form, s.livemode);
+      if (Object.keys(parsed.errors).length) return webhooksPage(ctx, s, 400, parsed);
+      const { endpoint, secret } = await db.withTransaction((tx) =>
+        createEndpoint(tx, { ...scopeOf(s), url: parsed.url!, enabledEvents: parsed.events!, description: parsed.values.description || null }),
+      );
+      // The secret is in this response only; the endpoint page never shows it.
+      render(ctx, 201, 'Endpoint added', html`<div class="card" role="status"><h1>Endpoint added</h1><p><code>${endpoint.url}</code></p>${signingSecretBox(secret)}
+        <p><a href="${base}/webhooks/${publicId('webhookEndpoint', endpoint.id)}">Go to the endpoint</a> · <a href="${base}/webhooks">All endpoints</a></p></div>`, { session: s, active: 'webhooks' });
+    }),
+  );
+  router.get(
+    '/webhooks/:id',
+    page(async (ctx, s) => {
+      const endpoint = await loadEndpoint(s, String(ctx.params.id));
+      if (!endpoint) return notFound(ctx, s, 'Endpoint', 'webhooks', 'webhooks');
+      await endpointPage(ctx, s, endpoint, 200);
+    }),
+  );
+
+  /** Endpoint forms: the endpoint locked for the change, or 404. */
+  function endpointAction(handler: (ctx: AppContext, s: DashboardSession, endpoint: EndpointRow, tx: Queryable, form: URLSearchParams) => Promise<void>) {
+    return action(async (ctx, s, form) => {
+      const found = await db.withTransaction(async (tx) => {
+        const endpoint = await loadEndpoint(s, String(ctx.params.id), true, tx);
+        if (!endpoint) return false;
+        await handler(ctx, s, endpoint, tx, form);
+        return true;
+      });
+      if (!found) notFound(ctx, s, 'Endpoint', 'webhooks', 'webhooks');
+    });
+  }
+  const toEndpoint = (ctx: AppContext, endpoint: EndpointRow) => {
+    ctx.status = 303;
+    ctx.redirect(`${base}/webhooks/${publicId('webhookEndpoint', endpoint.id)}`);
+  };
+
+  router.post(
+    '/webhooks/:id',
+    endpointAction(async (ctx, s, endpoint, tx, form) => {
+      const parsed = await parseEndpointForm(form, s.livemode);
+      if (Object.keys(parsed.errors).length) return endpointPage(ctx, s, endpoint, 400, { form: parsed });
+      await updateEndpoint(tx, endpoint.id, { url: parsed.url, enabledEvents: parsed.events, description: parsed.values.description || null });
+      toEndpoint(ctx, endpoint);
+    }),
+  );
+  router.post('/webhooks/:id/disable', endpointAction(async (ctx, _s, endpoint, tx) => toEndpoint(ctx, await updateEndpoint(tx, endpoint.id, { disabled: true }))));
+  router.post('/webhooks/:id/enable', endpointAction(async (ctx, _s, endpoint, tx) => toEndpoint(ctx, await updateEndpoint(tx, endpoint.id, { disabled: false }))));
+  router.post(
+    '/webhooks/:id/delete',
+    endpointAction(async (ctx, _s, endpoint, tx) => {
+      await deleteEndpoint(tx, endpoint.id);
+      ctx.status = 303;
+      ctx.redirect(`${base}/webhooks`);
+    }),
+  );
+  router.post(
+    '/webhooks/:id/rotate-secret',
+    action(async (ctx, s) => {
+      const rotated = await db.withTransaction(async (tx) => {
+        const endpoint = await loadEndpoint(s, String(ctx.params.id), true, tx);
+        return endpoint ? { endpoint, secret: await rotateSecret(tx, endpoint.id) } : null;
+      });
+      if (!rotated) return notFound(ctx, s, 'Endpoint', 'webhooks', 'webhooks');
+      // Rendered after the commit, in this response only.
+      await endpointPage(ctx, s, rotated.endpoint, 200, { secret: rotated.secret });
+    }),
+  );
+  router.post(
+    '/webhooks/:id/test-event',
+    action(async (ctx, s) => {
+      const endpoint = await loadEndpoint(s, String(ctx.params.id));
+      if (!endpoint || s.livemode) return notFound(ctx, s, 'Endpoint', 'webhooks', 'webhooks');
+      if (endpoint.disabled) return endpointPage(ctx, s, endpoint, 409, { error: 'This endpoint is disabled: enable it to send a test event.' });
+      const type = (endpoint.enabled_events.find((t) => t !== '*') ?? 'payment.succeeded') as EventType;
+      // A real sandbox event (so its deliveries, attempts and replay work as for any other), marked
+      // as a test, and sent to this endpoint only.
+      const event = await db.withTransaction((tx) =>
+        insertEvent(tx, { ...scopeOf(s), type, object: { id: `pmt_test_${newUuid()}`, object: 'payment', test_event: true, amount: 1000, currency: 'USD', status: type.split('.')[1], livemode: false } }),
+      );
+      await dispatchToEndpoint(deps, event, endpoint);
+      toEndpoint(ctx, endpoint);
+    }),
+  );
+
+  // ---- Events ------------------------------------------------------------------------------
+
+  /** A yyyy-mm-dd date as Unix seconds at the start (or the end) of that UTC day. */
+  const dateToSeconds = (v: unknown, endOfDay: boolean) => {
+    if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return undefined;
+    const ms = Date.parse(`${v}T00:00:00Z`);
+    return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000) + (endOfDay ? 86_399 : 0);
+  };
+
+  router.get(
+    '/events',
+    page(async (ctx, s) => {
+      const type = EVENT_TYPES.find((t) => t === ctx.query.type);
+      const after = typeof ctx.query.created_after === 'string' ? ctx.query.created_after : '';
+      const before = typeof ctx.query.created_before === 'string' ? ctx.query.created_before : '';
+      const cursor = typeof ctx.query.cursor === 'string' && isUuid(ctx.query.cursor) ? ctx.query.cursor : undefined;
+      const { items, hasMore } = await listEvents(db.pool, {
+        ...scopeOf(s),
+        type,
+        createdAfter: dateToSeconds(after, false),
+        createdBefore: dateToSeconds(before, true),
+        cursor,
+        limit: 20,
+      });
+      const filters = { ...(type ? { type } : {}), ...(dateToSeconds(after, false) !== undefined ? { created_after: after } : {}), ...(dateToSeconds(before, true) !== undefined ? { created_before: before } : {}) };
+      const qs = (extra: Record<string, string> = {}) => {
+        const q = new URLSearchParams({ ...filters, ...extra }).toString();
+        return q ? `?${q}` : '';
+      };
+      render(ctx, 200, 'Events', html`<div class="card"><h1>Events</h1>
+        <form method="get" action="${base}/events"><div class="grid2">
+          <div><label for="type">Type</label><select id="type" name="type"><option value="">All</option>${EVENT_TYPES.map((t) => html`<option value="${t}"${t === type ? html` selected` : ''}>${t}</option>`)}</select></div>
+          ${field('created_after', 'Created on or after', { type: 'date', value: filters.created_after ?? '' })}${field('created_before', 'Created on or before', { type: 'date', value: filters.created_before ?? '' })}</div>
+          <button type="submit" class="secondary" style="display:inline-block;width:auto">Filter</button></form>
+        ${items.length ? html`<div class="table-wrap"><table><caption class="muted" style="text-align:left">Newest first (dates in UTC)</caption><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Object</th><th scope="col">Created</th></tr></thead><tbody>
+          ${items.map((e) => html`<tr data-testid="event-row"><td><a href="${base}/events/${publicId('event', e.id)}"><code>${publicId('event', e.id)}</code></a></td><td>${e.type}</td><td><code>${String(e.data.object.id ?? '')}</code>${e.data.object.test_event === true ? ' (test event)' : ''}</td><td>${formatDate(e.created_at)}</td></tr>`)}
+          </tbody></table></div>` : html`<p>No ${s.livemode ? 'live' : 'sandbox'} events match.</p>`}
+        <p>${cursor ? html`<a href="${base}/events${qs()}">Newest</a> · ` : ''}${hasMore ? html`<a href="${base}/events${qs({ cursor: items[items.length - 1].id })}" rel="next">Older events →</a>` : ''}</p></div>`, { session: s, active: 'events' });
+    }),
+  );
+
+  async function loadEvent(s: DashboardSession, id: string) {
+    const uuid = parsePublicId('event', id);
+    return uuid ? getEvent(db.pool, s.account_id, s.livemode, uuid) : null;
+  }
+
+  router.get(
+    '/events/:id',
+    page(async (ctx, s) => {
+      const event = await loadEvent(s, String(ctx.params.id));
+      if (!event) return notFound(ctx, s, 'Event', 'events', 'events');
+      const { items, hasMore } = await listDeliveries(db.pool, { eventId: event.id, limit: 50 });
+      const id = publicId('event', event.id);
+      render(ctx, 200, `Event ${id}`, html`<div class="card"><p><a href="${base}/events">← All events</a></p><h1>${event.type}</h1>
+        <p><code>${id}</code> · ${formatDate(event.created_at)}</p><pre data-testid="event-json">${pretty(serializeEvent(event))}</pre></div>
+        <div class="card"><h2 style="margin-top:0">Deliveries</h2>${items.length ? items.map((d) => deliveryBlock(s, d, 'event')) : html`<p>No deliveries: no enabled endpoint subscribed to this type when it happened.</p>`}
+        ${hasMore ? html`<p class="muted">Showing the newest 50 deliveries.</p>` : ''}</div>`, { session: s, active: 'events' });
+    }),
+  );
+
+  router.post(
+    '/events/:id/replay',
+    action(async (ctx, s, form) => {
+      const event = await loadEvent(s, String(ctx.params.id));
+      const endpoint = await loadEndpoint(s, form.get('endpoint_id') ?? '');
+      if (!event || !endpoint) return notFound(ctx, s, event ? 'Endpoint' : 'Event', 'events', 'events');
+      if (endpoint.disabled) {
+        return render(ctx, 409, 'Endpoint disabled', html`<div class="card"><h1>This endpoint is disabled</h1>${alertBox('Enable it first, then replay.')}<p><a href="${base}/webhooks/${publicId('webhookEndpoint', endpoint.id)}">Back to the endpoint</a></p></div>`, { session: s, active: 'webhooks' });
+      }
+      await startReplay(deps, event, endpoint);
+      ctx.status = 303;
+      ctx.redirect(form.get('return_to') === 'endpoint' ? `${base}/webhooks/${publicId('webhookEndpoint', endpoint.id)}` : `${base}/events/${publicId('event', event.id)}`);
+    }),
+  );
+
+  // ---- Payment links -----------------------------------------------------------------------
+
+  async function linksPage(ctx: AppContext, s: DashboardSession, status: number, form?: { values: Record<string, string>; errors: Record<string, string> }) {
+    const cursor = typeof ctx.query.cursor === 'string' && isUuid(ctx.query.cursor) ? ctx.query.cursor : undefined;
+    const { rows, hasMore } = await listPaymentLinks(db.pool, scopeOf(s), { limit: 20, cursor });
+    const v = form?.values ?? {};
+    const e = form?.errors ?? {};
+    const currency = v.currency ?? 'EUR';
+    render(ctx, status, 'Payment links', html`<div class="card"><h1>${s.livemode ? 'Live' : 'Sandbox'} payment links</h1>
+      ${rows.length ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Title</th><th scope="col">Amount</th><th scope="col">Link</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead><tbody>
+        ${rows.map((l) => html`<tr data-testid="link-row"><td>${l.title}</td><td>${formatAmount(l.amount, l.currency)}</td><td><a href="${paymentLinkUrl(services.config.publicBaseUrl, l.id)}"><code>${publicId('paymentLink', l.id)}</code></a></td><td>${formatDate(l.created_at)}</td>
+          <td>${l.active ? html`Active <form class="inline" method="post" action="${base}/payment-links/${publicId('paymentLink', l.id)}/deactivate">${csrfField(s.csrf_token)}<button type="submit" class="secondary" aria-label="Deactivate ${l.title}">Deactivate</button></form>` : 'Deactivated'}</td></tr>`)}
+        </tbody></table></div>` : html`<p>No ${s.livemode ? 'live' : 'sandbox'} payment links yet.</p>`}
+      <p>${cursor ? html`<a href="${base}/payment-links">Newest</a> · ` : ''}${hasMore ? html`<a href="${base}/payment-links?cursor=${rows[rows.length - 1].id}" rel="next">Older links →</a>` : ''}</p></div>
+      <div class="card"><h2 style="margin-top:0">Create a payment link</h2>${alertBox(Object.keys(e).length ? 'Please correct the fields below.' : undefined)}
+      <form method="post" action="${base}/payment-links" novalidate>${csrfField(s.csrf_token)}
+        ${field('title', 'Title', { value: v.title, error: e.title, attrs: 'required maxlength="200"' })}
+        <div class="grid2">${field('amount', 'Amount', { value: v.amount, error: e.amount, attrs: 'required inputmode="decimal"', hint: 'In major units, e.g. 12.50 (JPY has no decimals).' })}
+        <div><label for="currency">Currency</label><select id="currency" name="currency">${PRESENTMENT_CURRENCIES.map((c) => html`<option value="${c}"${c === currency ? html` selected` : ''}>${c}</option>`)}</select></div></div>
+        <p class="muted">Every payment method is offered; payouts go to your bank account in the link's currency.</p>
+        <button type="submit">Create link</button></form></div>`, { session: s, active: 'payment-links' });
+  }
+
+  router.get('/payment-links', page((ctx, s) => linksPage(ctx, s, 200)));
+  router.post(
+    '/payment-links',
+    action(async (ctx, s, form) => {
+      const values = { title: (form.get('title') ?? '').trim(), amount: (form.get('amount') ?? '').trim(), currency: form.get('currency') ?? '' };
+      const errors: Record<string, string> = {};
+      const currency = PRESENTMENT_CURRENCIES.find((c) => c === values.currency);
+      if (!currency) errors.currency = 'Choose a currency.';
+      const amount = currency ? toMinorUnits(values.amount, CURRENCY_EXPONENT[currency]) : null;
+      if (currency && amount === null) errors.amount = CURRENCY_EXPONENT[currency] ? `Enter an amount with at most ${CURRENCY_EXPONENT[currency]} decimals, e.g. 12.50.` : 'Enter a whole amount (no decimals).';
+      // The API's own rules (title 1–200 characters, amount 1–99,999,999 minor units).
+      const parsed = PaymentLinkCreateSchema.safeParse({ title: values.title, amount: amount ?? 0, currency: currency ?? 'EUR' });
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) {
+          const param = String(issue.path[0]);
+          if (param === 'title') errors.title ??= 'Enter a title (1–200 characters).';
+          if (param === 'amount') errors.amount ??= 'Enter an amount greater than zero and below the maximum.';
+        }
+      }
+      if (Object.keys(errors).length || !parsed.success) return linksPage(ctx, s, 400, { values, errors });
+      await insertPaymentLink(db.pool, { ...scopeOf(s), title: parsed.data.title, ...resolvePaymentSettings(parsed.data) });
+      ctx.status = 303;
+      ctx.redirect(`${base}/payment-links`);
+    }),
+  );
+  router.post(
+    '/payment-links/:id/deactivate',
+    action(async (ctx, s) => {
+      const uuid = parsePublicId('paymentLink', String(ctx.params.id));
+      const link = uuid ? await deactivatePaymentLink(db.pool, scopeOf(s), uuid) : null;
+      if (!link) return notFound(ctx, s, 'Payment link', 'payment-links', 'payment-links');
+      ctx.status = 303;
+      ctx.redirect(`${base}/payment-links`);
+    }),
+  );
+
   return router;
 }
 
@@ -422,6 +765,22 @@ function prefill(latest: VerificationRow | null): Record<string, string> {
     out[name] = String((latest.details as any)[group]?.[key] ?? '');
   }
   return out;
+}
+
+const URL_HINT = 'Sandbox: http or https, any host. Live: https to a public address only.';
+
+/** Major units as typed ("12.5", "12.50", "1200") to integer minor units, or null. */
+export function toMinorUnits(input: string, exponent: number): number | null {
+  const m = /^(\d{1,12})(?:[.,](\d+))?$/.exec(input.trim());
+  if (!m || (m[2] ?? '').length > exponent) return null;
+  return Number(m[1]) * 10 ** exponent + Number((m[2] ?? '').padEnd(exponent, '0') || '0');
+}
+
+/** A webhook signing secret, in the one response that reveals it. */
+function signingSecretBox(secret: string): RawHtml {
+  return html`<div class="secret"><label for="signing-secret">Signing secret (shown once: copy it now)</label>
+    <input id="signing-secret" readonly value="${secret}" data-testid="signing-secret" spellcheck="false" autocomplete="off">
+    <p class="muted">Verify the Service-Signature header with it. It will not be shown again; rotate it to get a new one.</p></div>`;
 }
 
 function secretBox(secret: string): RawHtml {

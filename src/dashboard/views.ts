@@ -21,6 +21,9 @@ select{padding:8px;font-size:1rem;border:1px solid var(--line);border-radius:8px
 .checks label{display:flex;gap:8px;align-items:center;font-weight:400;margin:4px 0}.checks input{width:auto}
 .secret{background:#ecfdf3;border:1px solid #abefc6;border-radius:8px;padding:12px;margin:12px 0}
 .grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:0 16px}
+pre{white-space:pre-wrap;word-break:break-all;background:#f6f7f9;border:1px solid var(--line);border-radius:6px;padding:8px;font-size:.8rem;max-height:360px;overflow:auto}
+details{border:1px solid var(--line);border-radius:8px;padding:6px 10px;margin:6px 0}summary{cursor:pointer}details h3{font-size:.95rem;margin:8px 0 4px}
+.delivery{border-top:1px solid var(--line);padding:8px 0}
 .status{font-weight:600}.narrow{max-width:480px;margin:0 auto}
 `;
 
@@ -31,7 +34,7 @@ export function layout(title: string, body: RawHtml, opts: { session?: Dashboard
       <span class="mode ${s.livemode ? 'live' : 'test'}" data-testid="mode">${s.livemode ? 'Live mode' : 'Sandbox mode'}</span>
       <form class="inline" method="post" action="${opts.base}/mode">${csrfField(s.csrf_token)}<input type="hidden" name="mode" value="${s.livemode ? 'sandbox' : 'live'}"><input type="hidden" name="return_to" value="${opts.path ?? ''}"><button type="submit" class="secondary">Switch to ${s.livemode ? 'sandbox' : 'live'}</button></form>
       <nav aria-label="Dashboard"><ul>
-        ${navLink(opts.base, 'payments', 'Payments', opts.active)}${navLink(opts.base, 'keys', 'API keys', opts.active)}${navLink(opts.base, 'verification', 'Verification', opts.active)}
+        ${navLink(opts.base, 'payments', 'Payments', opts.active)}${navLink(opts.base, 'keys', 'API keys', opts.active)}${navLink(opts.base, 'payment-links', 'Payment links', opts.active)}${navLink(opts.base, 'webhooks', 'Webhooks', opts.active)}${navLink(opts.base, 'events', 'Events', opts.active)}${navLink(opts.base, 'verification', 'Verification', opts.active)}
       </ul></nav>
       <form class="inline" method="post" action="${opts.base}/signout">${csrfField(s.csrf_token)}<button type="submit" class="secondary">Sign out</button></form></header>`
     : '';

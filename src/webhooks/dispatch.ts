@@ -3,9 +3,9 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Config } from '../config';
 import type { Db } from '../db/pool';
 import type { EventRow } from '../domain/events';
-import { publicId } from '../ids';
+import { newUuid, publicId } from '../ids';
 import { SA } from '../temporal/search-attributes';
-import { WEBHOOK_DELIVERY_WORKFLOW, webhookDeliveryWorkflowId, type WebhookDeliveryInput } from '../temporal/webhooks';
+import { WEBHOOK_DELIVERY_WORKFLOW, webhookDeliveryWorkflowId, webhookReplayWorkflowId, type WebhookDeliveryInput } from '../temporal/webhooks';
 import { undispatchedDeliveryPairs, type EndpointRow } from './repository';
 
 export interface DispatchDeps {
@@ -51,6 +51,22 @@ export async function startDelivery(
   }
 }
 
+/** A replay: a new delivery workflow of this event to this endpoint, with its own id (…-replay-<uuid>). */
+export async function startReplay(deps: Omit<DispatchDeps, 'db'>, event: Pick<EventRow, 'id' | 'type'>, endpoint: Pick<EndpointRow, 'id'>): Promise<{ workflowId: string }> {
+  const workflowId = webhookReplayWorkflowId(publicId('event', event.id), publicId('webhookEndpoint', endpoint.id), newUuid());
+  return startDelivery(deps, event, endpoint, { workflowId, replay: true });
+}
+
+/**
+ * Delivers an event to one endpoint only (the dashboard's test event), and marks it dispatched
+ * so that the maintenance sweep never sends it to the account's other endpoints.
+ */
+export async function dispatchToEndpoint(deps: DispatchDeps, event: Pick<EventRow, 'id' | 'type'>, endpoint: Pick<EndpointRow, 'id'>): Promise<{ workflowId: string }> {
+  const started = await startDelivery(deps, event, endpoint);
+  await markDispatched(deps.db, event.id);
+  return started;
+}
+
 /** Dispatch dependencies from the service configuration. */
 export function dispatchDeps(deps: { db: Db; temporal: Client; config: Config }): DispatchDeps {
   return { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.temporal.taskQueue, searchAttributes: deps.config.temporal.searchAttributes };
@@ -68,4 +84,8 @@ export async function dispatchEvents(deps: DispatchDeps, eventIds: string[]): Pr
   const pairs = await undispatchedDeliveryPairs(deps.db.pool, eventIds);
   await Promise.all(pairs.map((p) => startDelivery(deps, { id: p.event_id, type: p.event_type as EventRow['type'] }, { id: p.endpoint_id })));
   await deps.db.query('UPDATE events SET dispatched_at = now() WHERE id = ANY ($1::uuid[]) AND dispatched_at IS NULL', [eventIds]);
+}
+
+async function markDispatched(db: Db, eventId: string): Promise<void> {
+  await db.query('UPDATE events SET dispatched_at = now() WHERE id = $1 AND dispatched_at IS NULL', [eventId]);
 }

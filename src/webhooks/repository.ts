@@ -239,11 +239,15 @@ export async function updateDeliveryStatus(db: Queryable, id: string, status: De
   );
 }
 
-export async function listDeliveries(db: Queryable, f: { eventId: string; cursor?: string; limit: number }): Promise<{ items: (DeliveryRow & { attempts: AttemptRow[] })[]; hasMore: boolean }> {
-  const params: unknown[] = [f.eventId, f.limit + 1];
+/** An event's deliveries (API, dashboard) or an endpoint's (dashboard), newest first, with their attempts. */
+export async function listDeliveries(
+  db: Queryable,
+  f: ({ eventId: string; endpointId?: undefined } | { endpointId: string; eventId?: undefined }) & { cursor?: string; limit: number },
+): Promise<{ items: (DeliveryRow & { attempts: AttemptRow[] })[]; hasMore: boolean }> {
+  const params: unknown[] = [f.eventId ?? f.endpointId, f.limit + 1];
   if (f.cursor) params.push(f.cursor);
   const { rows } = await db.query(
-    `SELECT * FROM webhook_deliveries WHERE event_id = $1${f.cursor ? ' AND id < $3' : ''} ORDER BY id DESC LIMIT $2`,
+    `SELECT * FROM webhook_deliveries WHERE ${f.eventId !== undefined ? 'event_id' : 'endpoint_id'} = $1${f.cursor ? ' AND id < $3' : ''} ORDER BY id DESC LIMIT $2`,
     params,
   );
   const items = rows.slice(0, f.limit) as DeliveryRow[];

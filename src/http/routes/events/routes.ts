@@ -2,9 +2,8 @@ import { EVENT_TYPES } from '../../../domain/events';
 import { serializeEvent } from '../../../domain/events';
 import { getEvent, listEvents } from '../../../domain/events-query';
 import { parsePublicId } from '../../../ids';
-import { webhookReplayWorkflowId } from '../../../temporal/webhooks';
-import { newUuid, publicId } from '../../../ids';
-import { startDelivery } from '../../../webhooks/dispatch';
+import { publicId } from '../../../ids';
+import { startReplay } from '../../../webhooks/dispatch';
 import { endpointsForEvent, getEndpoint, listDeliveries, serializeDelivery } from '../../../webhooks/repository';
 import { errors } from '../../errors';
 import { defineRoute, listEnvelope } from '../../route';
@@ -176,12 +175,7 @@ export const eventRoutes = [
       // Nothing is written here: the workflow records the delivery, so the starts need no commit first.
       const deps = { temporal: services.temporal, taskQueue: services.config.temporal.taskQueue, searchAttributes: services.config.temporal.searchAttributes };
       const started = await Promise.all(
-        endpoints.map((e) =>
-          startDelivery(deps, event, e, {
-            workflowId: webhookReplayWorkflowId(publicId('event', event.id), publicId('webhookEndpoint', e.id), newUuid()),
-            replay: true,
-          }).then((r) => ({ endpoint: publicId('webhookEndpoint', e.id), workflow_id: r.workflowId })),
-        ),
+        endpoints.map((e) => startReplay(deps, event, e).then((r) => ({ endpoint: publicId('webhookEndpoint', e.id), workflow_id: r.workflowId }))),
       );
       return { status: 202, body: { object: 'event_replay' as const, event: publicId('event', event.id), deliveries: started } };
     },
