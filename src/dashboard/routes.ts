@@ -30,7 +30,7 @@ import { latestVerification, submitVerification, VerificationStateError, Verific
 import { startVerificationWorkflow } from '../domain/verification-start';
 import type { AppContext, AppServices, AppState } from '../http/context';
 import { zodToApiError } from '../http/route';
-import { isUuid, newUuid, parsePublicId, publicId } from '../ids';
+import { isUuid, newUuid, parsePublicId, publicId, uuidV7Bounds } from '../ids';
 import { paymentWorkflowId, type PaymentStatus } from '../temporal/contract';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords';
 import {
@@ -267,19 +267,52 @@ export function dashboardRouter(services: AppServices): Router<AppState> {
     page(async (ctx, s) => {
       const status = PAYMENT_STATUSES.find((x) => x === ctx.query.status);
       const cursor = typeof ctx.query.cursor === 'string' && isUuid(ctx.query.cursor) ? ctx.query.cursor : undefined;
-      const { rows, hasMore } = await listPayments(db.pool, scopeOf(s), { limit: 20, cursor, status });
-      const qs = (c: string) => `?${new URLSearchParams({ ...(status ? { status } : {}), cursor: c })}`;
+      // Filters: created on or after / on or before a UTC date, and an amount range in minor units.
+      // A malformed value is ignored (the field shows empty) rather than an error page.
+      const q = (name: string) => (typeof ctx.query[name] === 'string' ? (ctx.query[name] as string) : '');
+      const day = (v: string) => (/^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) ? Date.parse(`${v}T00:00:00Z`) / 1000 : undefined);
+      const minor = (v: string) => (/^\d{1,8}$/.test(v) ? Number(v) : undefined);
+      const from = day(q('from'));
+      const to = day(q('to'));
+      const amountMin = minor(q('amount_min'));
+      const amountMax = minor(q('amount_max'));
+      const filters: Record<string, string> = {
+        ...(status ? { status } : {}),
+        ...(from !== undefined ? { from: q('from') } : {}),
+        ...(to !== undefined ? { to: q('to') } : {}),
+        ...(amountMin !== undefined ? { amount_min: q('amount_min') } : {}),
+        ...(amountMax !== undefined ? { amount_max: q('amount_max') } : {}),
+      };
+      const { rows, hasMore } = await listPayments(db.pool, scopeOf(s), {
+        limit: 20,
+        cursor,
+        status,
+        idFrom: from !== undefined ? uuidV7Bounds(from).min : undefined,
+        idTo: to !== undefined ? uuidV7Bounds(to + 86399).max : undefined,
+        amountMin,
+        amountMax,
+      });
+      const qs = (c?: string) => {
+        const params = new URLSearchParams({ ...filters, ...(c ? { cursor: c } : {}) }).toString();
+        return params ? `?${params}` : '';
+      };
+      const filtered = Object.keys(filters).length > 0;
       const table = rows.length
         ? html`<div class="table-wrap"><table><caption class="muted" style="text-align:left">Newest first</caption><thead><tr><th scope="col">Payment</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Method</th><th scope="col">Created</th></tr></thead><tbody>
           ${rows.map((p) => html`<tr data-testid="payment-row"><td><a href="${base}/payments/pmt_${p.id}"><code>pmt_${p.id}</code></a></td><td>${formatAmount(p.amount, p.currency)}</td><td class="status">${p.status}</td><td>${p.payment_method?.type ?? '—'}</td><td>${formatDate(p.created_at)}</td></tr>`)}
           </tbody></table></div>`
-        : html`<p>No ${s.livemode ? 'live' : 'sandbox'} payments${status ? html` with status ${status}` : ''} yet.</p>`;
+        : html`<p>No ${s.livemode ? 'live' : 'sandbox'} payments${filtered ? ' match these filters' : ' yet'}.</p>`;
       render(ctx, 200, 'Payments', html`<div class="card"><h1>Payments</h1>
-        <form method="get" action="${base}/payments"><label for="status">Status</label>
+        <form method="get" action="${base}/payments" class="filters">
+          <label for="status">Status</label>
           <select id="status" name="status"><option value="">All</option>${PAYMENT_STATUSES.map((x) => html`<option value="${x}"${x === status ? html` selected` : ''}>${x}</option>`)}</select>
-          <button type="submit" class="secondary" style="display:inline-block;width:auto;margin-left:8px">Filter</button></form>
+          <label for="from">Created on or after (UTC)</label><input id="from" name="from" type="date" value="${from !== undefined ? q('from') : ''}">
+          <label for="to">Created on or before (UTC)</label><input id="to" name="to" type="date" value="${to !== undefined ? q('to') : ''}">
+          <label for="amount_min">Amount at least (minor units, 2500 = €25.00)</label><input id="amount_min" name="amount_min" inputmode="numeric" value="${amountMin !== undefined ? q('amount_min') : ''}">
+          <label for="amount_max">Amount at most (minor units)</label><input id="amount_max" name="amount_max" inputmode="numeric" value="${amountMax !== undefined ? q('amount_max') : ''}">
+          <button type="submit" class="secondary" style="display:inline-block;width:auto;margin-top:8px">Filter</button></form>
         ${table}
-        <p>${cursor ? html`<a href="${base}/payments${status ? `?status=${status}` : ''}">Newest</a> · ` : ''}${hasMore ? html`<a href="${base}/payments${qs(rows[rows.length - 1].id)}" rel="next">Older payments →</a>` : ''}</p></div>`, { session: s, active: 'payments' });
+        <p>${cursor ? html`<a href="${base}/payments${qs()}">Newest</a> · ` : ''}${hasMore ? html`<a href="${base}/payments${qs(rows[rows.length - 1].id)}" rel="next">Older payments →</a>` : ''}</p></div>`, { session: s, active: 'payments' });
     }),
   );
 

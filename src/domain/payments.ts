@@ -109,18 +109,29 @@ export async function getPaymentById(db: Queryable, id: string): Promise<Payment
 export async function listPayments(
   db: Queryable,
   scope: { accountId: string; livemode: boolean },
-  opts: { limit: number; cursor?: string; status?: PaymentStatus },
+  opts: {
+    limit: number;
+    cursor?: string;
+    status?: PaymentStatus;
+    /** Inclusive bounds on the (time-ordered) id, from uuidV7Bounds: a created-at range as an index range. */
+    idFrom?: string;
+    idTo?: string;
+    amountMin?: number;
+    amountMax?: number;
+  },
 ): Promise<{ rows: PaymentRow[]; hasMore: boolean }> {
   const params: unknown[] = [scope.accountId, scope.livemode, opts.limit + 1];
   let where = 'account_id = $1 AND livemode = $2';
-  if (opts.cursor) {
-    params.push(opts.cursor);
-    where += ` AND id < $${params.length}`;
-  }
-  if (opts.status) {
-    params.push(opts.status);
-    where += ` AND status = $${params.length}`;
-  }
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where += ` AND ${sql.replace('?', `$${params.length}`)}`;
+  };
+  if (opts.cursor) add('id < ?', opts.cursor);
+  if (opts.status) add('status = ?', opts.status);
+  if (opts.idFrom) add('id >= ?', opts.idFrom);
+  if (opts.idTo) add('id <= ?', opts.idTo);
+  if (opts.amountMin !== undefined) add('amount >= ?', opts.amountMin);
+  if (opts.amountMax !== undefined) add('amount <= ?', opts.amountMax);
   const { rows } = await db.query(`SELECT * FROM payments WHERE ${where} ORDER BY id DESC LIMIT $3`, params);
   return { rows: rows.slice(0, opts.limit), hasMore: rows.length > opts.limit };
 }

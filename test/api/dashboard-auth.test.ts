@@ -188,6 +188,16 @@ it('pages the payments list newest first with a cursor, and filters by status', 
   expect(rowIds(filtered.text)).toEqual([ids[0]]);
   // A malformed cursor or status is ignored rather than an error page.
   expect((await client.get('/payments?cursor=nope&status=bogus')).status).toBe(200);
+
+  // Amount range (minor units) and created-date range (UTC days).
+  expect(rowIds((await client.get('/payments?amount_min=120&amount_max=122')).text)).toEqual([ids[22], ids[21], ids[20]]);
+  const today = new Date().toISOString().slice(0, 10);
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  expect(rowIds((await client.get(`/payments?from=${today}&to=${today}&amount_max=100`)).text)).toEqual([ids[0]]);
+  expect(rowIds((await client.get(`/payments?from=${tomorrow}`)).text)).toEqual([]);
+  const filteredPage = await client.get('/payments?amount_min=100&amount_max=200');
+  expect(/href="([^"]+)" rel="next"/.exec(filteredPage.text)![1]).toContain('amount_min=100');
+  expect((await client.get('/payments?from=2026-13-45&amount_min=-5')).status).toBe(200);
 });
 
 it('under a path prefix on https: the dashboard lives at /prefix/dashboard with a Secure cookie', async () => {
