@@ -3,7 +3,7 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../src/db/pool';
 import { insertEvent } from '../src/domain/events';
-import { takeToken } from '../src/http/middleware/rate-limit';
+import { takeTokens } from '../src/http/middleware/rate-limit';
 import { dispatchEvents } from '../src/webhooks/dispatch';
 import { freePort } from '../test/support/ports';
 import { httpStep, judge, percentile, rateLoop, round, sampleBacklog, waitForDrain, type StepResult } from './load';
@@ -162,7 +162,7 @@ export async function limiterCost(stack: BenchStack, s: Settings, rate: number, 
     return { per_s: round(n / ((performance.now() - t) / 1000)), p50_ms: round(percentile(lat, 50), 2) };
   };
   const bucket = `bench-limiter:${crypto.randomUUID()}`;
-  const take = () => takeToken(stack.db.pool, bucket, 1_000_000_000);
+  const take = () => takeTokens(stack.db.pool, bucket, 1_000_000_000, 1);
   const select1 = () => stack.db.pool.query('SELECT 1');
   await timeSerial(200, take);
   await timeSerial(200, select1);

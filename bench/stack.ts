@@ -14,6 +14,12 @@ import { freePort } from '../test/support/ports';
 const ROOT = path.resolve(__dirname, '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
+/** BENCH_PROFILE_DIR: run the API and the worker under V8's CPU profiler, one .cpuprofile each on exit. */
+function nodeArgs(): string[] {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+}
+
 export interface BenchStack {
   tmp: string;
   pg: EmbeddedPostgresHandle;
@@ -93,7 +99,7 @@ export async function startBenchStack(opts: { rateLimitPerSecond: number; log: (
 export async function startApiProcess(env: NodeJS.ProcessEnv, logFile: string): Promise<ApiProcess> {
   const port = await freePort();
   const fd = fs.openSync(logFile, 'a');
-  const child = spawn(TSX, [path.join(ROOT, 'src', 'api.ts')], { env: { ...env, PORT: String(port) }, stdio: ['ignore', fd, fd] });
+  const child = spawn(TSX, [...nodeArgs(), path.join(ROOT, 'src', 'api.ts')], { env: { ...env, PORT: String(port) }, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
@@ -113,7 +119,7 @@ export async function startApiProcess(env: NodeJS.ProcessEnv, logFile: string): 
 /** A worker process (`src/worker.ts`); resolves once it logs "worker running". */
 async function startWorkerProcess(env: NodeJS.ProcessEnv, logFile: string): Promise<ChildProcess> {
   const fd = fs.openSync(logFile, 'a');
-  const child = spawn(TSX, [path.join(ROOT, 'src', 'worker.ts')], { env, stdio: ['ignore', fd, fd] });
+  const child = spawn(TSX, [...nodeArgs(), path.join(ROOT, 'src', 'worker.ts')], { env, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   const deadline = Date.now() + 120_000;
   while (!fs.readFileSync(logFile, 'utf8').includes('worker running')) {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { loadConfigOrExit, type Config } from './config';
 import { migrate } from './db/migrate';
 import { createDb } from './db/pool';
+import { ApiKeyCache } from './http/api-key-cache';
 import { createApp, type AppOptions } from './http/app';
 import type { AppServices } from './http/context';
 import { createLogger } from './logger';
@@ -17,12 +18,10 @@ export interface RunningApi {
 export async function startApi(config: Config, options: AppOptions = {}): Promise<RunningApi> {
   if (config.migrateOnStart) await migrate(config.databaseUrl);
   const logger = createLogger(config.logLevel).child({ process: 'api' });
-  const services: AppServices = {
-    config,
-    logger,
-    db: createDb(config.databaseUrl, config.dbPoolSize),
-    temporal: createTemporalClient(config),
-  };
+  const db = createDb(config.databaseUrl, config.dbPoolSize);
+  const apiKeys = new ApiKeyCache({ databaseUrl: config.databaseUrl, pool: db.pool, logger });
+  await apiKeys.start();
+  const services: AppServices = { config, logger, db, apiKeys, temporal: createTemporalClient(config) };
   const app = createApp(services, options);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
@@ -41,6 +40,7 @@ export async function startApi(config: Config, options: AppOptions = {}): Promis
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await services.temporal.connection.close();
+      await services.apiKeys.close();
       await services.db.close();
     },
   };

@@ -377,6 +377,8 @@ export function dashboardRouter(services: AppServices): Router<AppState> {
     action(async (ctx, s) => {
       const uuid = parsePublicId('apiKey', String(ctx.params.id));
       const revoked = uuid ? await revokeApiKey(db.pool, s.account_id, uuid) : null;
+      // Every API process drops its key cache on the NOTIFY; this one need not wait for it.
+      services.apiKeys.invalidateAll();
       if (!revoked) return render(ctx, 404, 'Key not found', html`<div class="card"><h1>Key not found</h1><p><a href="${base}/keys">API keys</a></p></div>`, { session: s, active: 'keys' });
       ctx.status = 303;
       ctx.redirect(`${base}/keys`);

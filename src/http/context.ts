@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type Koa from 'koa';
 import type { Config } from '../config';
 import type { Db } from '../db/pool';
+import type { ApiKeyCache } from './api-key-cache';
 import type { AuthenticatedKey } from '../domain/accounts';
 import type { ApiVersion } from '../domain/versions';
 import type { Logger } from '../logger';
@@ -12,6 +13,8 @@ export interface AppServices {
   db: Db;
   temporal: Client;
   logger: Logger;
+  /** Authenticated keys, cached and invalidated by NOTIFY (see api-key-cache.ts). */
+  apiKeys: ApiKeyCache;
 }
 
 export interface AppState {

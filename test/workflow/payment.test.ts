@@ -1,3 +1,4 @@
+import { ApiKeyCache } from '../../src/http/api-key-cache';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../activities';
@@ -41,7 +42,8 @@ afterAll(async () => {
 beforeEach(async () => {
   env = await createTimeSkippingEnv();
   const logger = createLogger('silent');
-  services = { config, db, temporal: env.client, logger };
+  // Not started: without its listener the key cache is bypassed, and these tests never authenticate.
+  services = { config, db, temporal: env.client, logger, apiKeys: new ApiKeyCache({ databaseUrl: process.env.TEST_DATABASE_URL!, pool: db.pool, logger }) };
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: config.temporal.taskQueue,

@@ -1,5 +1,4 @@
 import type Koa from 'koa';
-import { findActiveKeyBySecret } from '../../domain/accounts';
 import { isApiVersion, API_VERSIONS } from '../../domain/versions';
 import type { AppContext, AppServices } from '../context';
 import { errors } from '../errors';
@@ -13,7 +12,7 @@ export function authenticate(services: AppServices): Koa.Middleware {
     if (!header) throw errors.invalidApiKey('No API key provided. Send it as "Authorization: Bearer sk_test_…".');
     const match = BEARER.exec(header);
     if (!match) throw errors.invalidApiKey('Malformed Authorization header. Expected "Bearer sk_test_…" or "Bearer sk_live_…".');
-    const key = await findActiveKeyBySecret(services.db.pool, match[1]);
+    const key = await services.apiKeys.lookup(match[1]);
     if (!key) throw errors.invalidApiKey();
     ctx.state.auth = key;
     return next();
