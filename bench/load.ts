@@ -6,6 +6,8 @@ import { sleep } from './stack';
 
 /** What one step at one target rate produced. */
 export interface StepResult {
+  /** probe: a short step looking for the ceiling; confirm: a full step that can count as sustained. */
+  phase: 'probe' | 'confirm';
   target_rps: number;
   achieved_rps: number;
   seconds: number;
@@ -19,6 +21,8 @@ export interface StepResult {
   backlog_end: number;
   /** Least-squares slope of the backlog over the second half of the step, tasks per second. */
   backlog_slope_per_s: number;
+  /** Set when the step was stopped early because the backlog passed its limit (see sampleBacklog). */
+  aborted_after_s?: number;
   /** Seconds the worker needed after the step to bring the backlog back to (near) zero; null if it did not within the wait. */
   drain_s: number | null;
   sustained: boolean;
@@ -29,28 +33,42 @@ export interface StepResult {
 export const P50_LIMIT_MS = 150;
 
 /** The rule used for every rate ladder: all answered, at the rate asked, p50 under the limit, a backlog that does not keep growing. */
-export function judge(step: Omit<StepResult, 'sustained' | 'failed'>): { sustained: boolean; failed: string[] } {
+export function judge(step: Omit<StepResult, 'sustained' | 'failed' | 'phase'>): { sustained: boolean; failed: string[] } {
   const failed: string[] = [];
   if (step.errors > 0) failed.push(`${step.errors} errors`);
   if (step.p50_ms >= P50_LIMIT_MS) failed.push(`p50 ${step.p50_ms} ms ≥ ${P50_LIMIT_MS} ms`);
   if (step.achieved_rps < step.target_rps * 0.95) failed.push(`achieved ${step.achieved_rps}/s < 95% of ${step.target_rps}/s`);
   const growing = step.backlog_end > Math.max(50, step.target_rps * 0.5) && step.backlog_slope_per_s > Math.max(1, step.target_rps * 0.02);
-  if (growing) failed.push(`workflow backlog growing (${step.backlog_end} tasks, +${step.backlog_slope_per_s}/s)`);
+  if (step.aborted_after_s !== undefined) failed.push(`workflow backlog passed ${step.backlog_max} tasks after ${step.aborted_after_s} s: stopped early`);
+  else if (growing) failed.push(`workflow backlog growing (${step.backlog_end} tasks, +${step.backlog_slope_per_s}/s)`);
   return { sustained: failed.length === 0, failed };
 }
 
-/** Samples the workflow-task backlog of a task queue once a second until stopped. */
-export function sampleBacklog(client: Client, taskQueue: string) {
+/**
+ * Samples the workflow-task backlog of a task queue once a second until stopped. When it passes
+ * abortAbove, `signal` aborts: that step has already failed, and running it to the end would only
+ * leave a longer queue for the next one to inherit.
+ */
+export function sampleBacklog(client: Client, taskQueue: string, abortAbove = Infinity) {
   const samples: Array<{ t: number; backlog: number }> = [];
   const started = performance.now();
+  const abort = new AbortController();
+  let abortedAt: number | undefined;
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      samples.push({ t: (performance.now() - started) / 1000, backlog: await workflowBacklog(client, taskQueue).catch(() => NaN) });
+      const t = (performance.now() - started) / 1000;
+      const backlog = await workflowBacklog(client, taskQueue).catch(() => NaN);
+      samples.push({ t, backlog });
+      if (backlog > abortAbove && abortedAt === undefined) {
+        abortedAt = round(t);
+        abort.abort();
+      }
       await sleep(1000);
     }
   })();
   return {
+    signal: abort.signal,
     async stop() {
       stopped = true;
       await loop;
@@ -61,6 +79,7 @@ export function sampleBacklog(client: Client, taskQueue: string) {
         backlog_max: Math.max(0, ...valid.map((s) => s.backlog)),
         backlog_end: valid.at(-1)?.backlog ?? 0,
         backlog_slope_per_s: round(slope(secondHalf.map((s) => [s.t, s.backlog]))),
+        ...(abortedAt === undefined ? {} : { aborted_after_s: abortedAt }),
       };
     },
   };
@@ -96,9 +115,10 @@ export interface HttpLoad {
 }
 
 /** A fixed request rate with autocannon; enough connections that up to ~250 ms of latency does not cap the rate. */
-export async function httpStep(load: HttpLoad, rate: number, seconds: number) {
+export async function httpStep(load: HttpLoad, rate: number, seconds: number, signal?: AbortSignal) {
   const connections = Math.min(250, Math.max(10, Math.ceil(rate / 4)));
-  const result = await autocannon({
+  // autocannon's return value is both the result promise and the instance that can be stopped.
+  const run = autocannon({
     url: load.url,
     method: load.method,
     headers: load.headers,
@@ -110,10 +130,19 @@ export async function httpStep(load: HttpLoad, rate: number, seconds: number) {
     requests: load.idempotencyKey
       ? [{ setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': crypto.randomUUID() } }) }]
       : undefined,
-  });
+  }) as unknown as Promise<autocannon.Result> & { stop(): void };
+  const stop = () => run.stop();
+  signal?.addEventListener('abort', stop);
+  let result: autocannon.Result;
+  try {
+    result = await run;
+  } finally {
+    signal?.removeEventListener('abort', stop);
+  }
   return {
     requests: result.requests.total,
-    achieved_rps: round(result.requests.total / seconds),
+    seconds: round(result.duration),
+    achieved_rps: round(result.requests.total / result.duration),
     p50_ms: result.latency.p50,
     p99_ms: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
@@ -122,7 +151,7 @@ export async function httpStep(load: HttpLoad, rate: number, seconds: number) {
 }
 
 /** Calls fn at a fixed rate for the given seconds (open loop: a slow call does not delay the next). */
-export async function rateLoop(rate: number, seconds: number, fn: () => Promise<unknown>) {
+export async function rateLoop(rate: number, seconds: number, fn: () => Promise<unknown>, signal?: AbortSignal) {
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
@@ -131,7 +160,7 @@ export async function rateLoop(rate: number, seconds: number, fn: () => Promise<
   const started = performance.now();
   for (;;) {
     const elapsed = (performance.now() - started) / 1000;
-    if (elapsed >= seconds) break;
+    if (elapsed >= seconds || signal?.aborted) break;
     const due = Math.floor(elapsed * rate) - sent;
     for (let i = 0; i < due; i++) {
       sent++;
@@ -150,9 +179,11 @@ export async function rateLoop(rate: number, seconds: number, fn: () => Promise<
   }
   await Promise.all(inflight);
   const total = (performance.now() - started) / 1000;
+  const ran = signal?.aborted ? total : Math.max(seconds, total);
   return {
     requests: sent,
-    achieved_rps: round(latencies.length / Math.max(seconds, total)),
+    seconds: round(ran),
+    achieved_rps: round(latencies.length / ran),
     p50_ms: round(percentile(latencies, 50)),
     p99_ms: round(percentile(latencies, 99)),
     errors,

@@ -40,6 +40,10 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     taskQueue: config.temporal.taskQueue,
     ...workflowSource(),
     activities: createActivities({ db, config, temporal, logger, clock: () => new Date() }),
+    // Every payment and every webhook delivery is a new workflow, and a new workflow's first task
+    // comes from the normal (non-sticky) queue. The SDK's default gives that queue 2 of the 10
+    // pollers (ratio 0.2), which capped new workflows near 50/s here; poll both queues equally.
+    nonStickyToStickyPollRatio: 1,
   });
   await ensureSchedules(temporal, config.temporal.taskQueue);
   const done = worker.run().finally(async () => {

@@ -101,7 +101,8 @@ export async function listPaymentLinks(
     params.push(opts.active);
     where += ` AND active = $${params.length}`;
   }
-  const { rows } = await db.query(`SELECT * FROM payment_links WHERE ${where} ORDER BY id DESC LIMIT $3`, params);
+  // The whole key of the list index, so a busy merchant never makes another's page walk the primary key (see events-query.ts).
+  const { rows } = await db.query(`SELECT * FROM payment_links WHERE ${where} ORDER BY account_id, livemode, id DESC LIMIT $3`, params);
   return { rows: rows.slice(0, opts.limit), hasMore: rows.length > opts.limit };
 }
 

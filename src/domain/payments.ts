@@ -132,7 +132,8 @@ export async function listPayments(
   if (opts.idTo) add('id <= ?', opts.idTo);
   if (opts.amountMin !== undefined) add('amount >= ?', opts.amountMin);
   if (opts.amountMax !== undefined) add('amount <= ?', opts.amountMax);
-  const { rows } = await db.query(`SELECT * FROM payments WHERE ${where} ORDER BY id DESC LIMIT $3`, params);
+  // The whole key of the list index, so a busy merchant never makes another's page walk the primary key (see events-query.ts).
+  const { rows } = await db.query(`SELECT * FROM payments WHERE ${where} ORDER BY account_id, livemode, id DESC LIMIT $3`, params);
   return { rows: rows.slice(0, opts.limit), hasMore: rows.length > opts.limit };
 }
 

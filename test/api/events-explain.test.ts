@@ -87,10 +87,10 @@ it.each(combos.map((c) => [label(c), c] as const))('serves %s by the list indexe
 });
 
 it.each(combos.map((c) => [label(c), c] as const))('serves %s by an index scan for the merchant that owns ~all of 1M events', async (name, c) => {
-  // For the dominant account the planner may walk the primary key instead (its rows are nearly all
-  // rows, so filtering by account is free); either way it is an ordered index scan.
+  // Not the primary key walked backwards with a filter: that skips every newer event of every
+  // other merchant, which is slow exactly when another merchant is busy.
   const r = await explain(accountId, c);
-  expect(['events_list_idx', 'events_type_idx', 'events_pkey']).toContain(r.index);
+  expect(r.index).toBe(c.type ? 'events_type_idx' : 'events_list_idx');
   expect(r.rows).toBe(21);
   timings[`big ${name} (${r.index})`] = r.ms;
 });
