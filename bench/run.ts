@@ -76,9 +76,9 @@ async function main() {
     log(`stack up in ${Math.round((performance.now() - started) / 1000)} s (API ${stack.api.url}, Temporal ${stack.temporal.address})`);
     // Time held back for the scenarios after the ladders: list_events (seed, warm-up, one step),
     // webhook_delivery (one step and its drain) and the limiter's statement timings.
-    const fixed = settings.eventsSeconds + settings.webhookSeconds + settings.drainSeconds + 30;
-    // What create_payment needs after the baseline: warm-up and three full steps (80, 88, 97 %).
-    const paymentShare = 10 + 3 * (settings.stepSeconds + 4);
+    const fixed = settings.eventsSeconds + settings.webhookSeconds + 25;
+    // What create_payment needs after the baseline: warm-up and two full steps (80 %, then 88 % or 72 %).
+    const paymentShare = 10 + 2 * (settings.stepSeconds + 4);
     let baselineMax: number | null = null;
     if (wanted('temporal_start_baseline')) {
       log('temporal_start_baseline');

@@ -114,7 +114,7 @@ async function ladder(
   let best: StepResult | undefined;
   if (!confirmPhase) best = steps.filter((x) => x.sustained).at(-1);
   else {
-    for (const rate of probesHeld.reverse()) {
+    for (const rate of [...probesHeld].reverse()) {
       if (!fits(s.stepSeconds)) {
         stopped += `; time budget reached before confirming ${rate}/s`;
         break;
@@ -126,6 +126,13 @@ async function ladder(
       }
       stopped += `; ${rate}/s not held for ${s.stepSeconds} s: ${step.failed.join('; ')}`;
     }
+  }
+  // Nothing held, not even the first rung (which may have been set high on purpose): step down
+  // 10 % at a time, so the result is a measured rate rather than none.
+  for (let rate = Math.floor(rates[0] * 0.9); !best && steps.length > 0 && rate >= 1 && fits(s.stepSeconds); rate = Math.floor(rate * 0.9)) {
+    const step = await runStep(rate, s.stepSeconds, 'confirm');
+    if (step.sustained) best = step;
+    else stopped += `; ${rate}/s not held for ${s.stepSeconds} s: ${step.failed.join('; ')}`;
   }
   return {
     max_sustained_rps: best?.target_rps ?? null,

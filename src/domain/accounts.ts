@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { preparedStatement, type Queryable } from '../db/pool';
+import type { Queryable } from '../db/pool';
 import { newUuid, publicId } from '../ids';
 import { ALL_SCOPES, type Scope } from './scopes';
 import { LATEST_API_VERSION, type ApiVersion } from './versions';
@@ -127,12 +127,9 @@ export interface AuthenticatedKey {
   accountApiVersion: ApiVersion;
 }
 
-const FIND_ACTIVE_KEY = preparedStatement(
-  'find_active_key',
-  `SELECT k.id, k.account_id, k.livemode, k.scopes, a.verification_status, a.api_version
+const FIND_ACTIVE_KEY = `SELECT k.id, k.account_id, k.livemode, k.scopes, a.verification_status, a.api_version
      FROM api_keys k JOIN accounts a ON a.id = k.account_id
-    WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
-);
+    WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`;
 
 /** One round trip: the key, its account's verification and pinned version. Revoked keys are not found. */
 export async function findActiveKeyBySecret(db: Queryable, secret: string): Promise<AuthenticatedKey | null> {
@@ -140,7 +137,7 @@ export async function findActiveKeyBySecret(db: Queryable, secret: string): Prom
 }
 
 export async function findActiveKeyByHash(db: Queryable, secretHash: string): Promise<AuthenticatedKey | null> {
-  const { rows } = await db.query(FIND_ACTIVE_KEY([secretHash]));
+  const { rows } = await db.query(FIND_ACTIVE_KEY, [secretHash]);
   const r = rows[0];
   if (!r) return null;
   return {

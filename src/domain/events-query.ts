@@ -1,5 +1,4 @@
-import { preparedStatement, type Queryable } from '../db/pool';
-import type { QueryConfig } from 'pg';
+import type { Queryable } from '../db/pool';
 import { uuidV7Bounds } from '../ids';
 import type { EventRow, EventType } from './events';
 
@@ -49,14 +48,9 @@ export function eventListQuery(f: EventListFilter): { sql: string; params: unkno
   };
 }
 
-/** One prepared statement per filter combination (16 at most), keyed by its SQL text. */
-const listStatements = new Map<string, (values: unknown[]) => QueryConfig>();
-
 export async function listEvents(db: Queryable, f: EventListFilter): Promise<{ items: EventRow[]; hasMore: boolean }> {
   const { sql, params } = eventListQuery(f);
-  let statement = listStatements.get(sql);
-  if (!statement) listStatements.set(sql, (statement = preparedStatement(`events_list_${listStatements.size}`, sql)));
-  const { rows } = await db.query(statement(params));
+  const { rows } = await db.query(sql, params);
   return { items: rows.slice(0, f.limit), hasMore: rows.length > f.limit };
 }
 

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { preparedStatement, type Queryable } from '../../db/pool';
+import type { Queryable } from '../../db/pool';
 import type { AppContext, AppServices } from '../context';
 import { errors } from '../errors';
 
@@ -9,17 +9,14 @@ import { errors } from '../errors';
  * there is not one), and reports how many it took and how many are left.
  */
 const AVAILABLE = 'LEAST($2, b.tokens + EXTRACT(EPOCH FROM clock_timestamp() - b.refreshed_at) * $2)';
-const TAKE_TOKENS = preparedStatement(
-  'take_rate_limit_tokens',
-  `INSERT INTO rate_limit_buckets AS b (bucket_key, tokens, refreshed_at, allowed, granted)
+const TAKE_TOKENS = `INSERT INTO rate_limit_buckets AS b (bucket_key, tokens, refreshed_at, allowed, granted)
    VALUES ($1, $2::double precision - LEAST($3::int, FLOOR($2::double precision)), clock_timestamp(), true, LEAST($3::int, FLOOR($2::double precision)))
    ON CONFLICT (bucket_key) DO UPDATE SET
      granted = LEAST($3::int, FLOOR(${AVAILABLE})),
      allowed = ${AVAILABLE} >= 1,
      tokens = GREATEST(0, ${AVAILABLE} - LEAST($3::int, FLOOR(${AVAILABLE}))),
      refreshed_at = clock_timestamp()
-   RETURNING tokens, granted`,
-);
+   RETURNING tokens, granted`;
 
 export interface TokenResult {
   allowed: boolean;
@@ -32,7 +29,7 @@ export interface TokenResult {
 
 /** Takes up to `want` tokens from the shared bucket in one statement. */
 export async function takeTokens(db: Queryable, bucketKey: string, perSecond: number, want: number): Promise<{ granted: number; tokensLeft: number }> {
-  const { rows } = await db.query(TAKE_TOKENS([bucketKey, perSecond, want]));
+  const { rows } = await db.query(TAKE_TOKENS, [bucketKey, perSecond, want]);
   return { granted: Number(rows[0].granted), tokensLeft: Number(rows[0].tokens) };
 }
 
