@@ -197,13 +197,21 @@ it('loses no acknowledged payment and no event through crashes and outages', asy
   // At-least-once delivery of every event (the sweep runs every minute).
   const { rows: events } = await db.query('SELECT id FROM events WHERE account_id = $1', [account.id]);
   const expected = new Set(events.map((e) => `evt_${e.id}`));
-  await waitFor(
-    () => {
-      const got = new Set(receiver.requests.map((r) => JSON.parse(r.body).id));
-      return [...expected].every((id) => got.has(id));
-    },
-    { timeoutMs: 240_000, intervalMs: 2000, what: 'every event delivered' },
-  );
+  const missing = () => {
+    const got = new Set(receiver.requests.map((r) => JSON.parse(r.body).id));
+    return [...expected].filter((id) => !got.has(id));
+  };
+  await waitFor(() => missing().length === 0, { timeoutMs: 240_000, intervalMs: 2000, what: 'every event delivered' }).catch(async (err) => {
+    // What the undelivered events look like, for the post-mortem.
+    const ids = missing().map((id) => id.slice(4));
+    const { rows } = await db.query(
+      `SELECT e.id, e.type, e.created_at, e.dispatched_at, d.status, d.attempt_count, d.next_attempt_at, d.workflow_id
+         FROM events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id WHERE e.id = ANY ($1::uuid[]) ORDER BY e.id`,
+      [ids],
+    );
+    log(`${ids.length} events undelivered:\n${rows.map((r) => JSON.stringify(r)).join('\n')}`);
+    throw err;
+  });
   log(`${expected.size} events, ${receiver.requests.length} deliveries received (duplicates allowed: at-least-once)`);
   await receiver.close();
 });
