@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { getAccount } from '../src/domain/accounts';
-import { insertEvent } from '../src/domain/events';
+import { insertEvent, insertEvents, undispatchedIds } from '../src/domain/events';
 import { convert, FX_TABLE_NAME, type Currency } from '../src/domain/money';
 import { applyPaymentTransition, getPaymentById, paymentSnapshot } from '../src/domain/payments';
 import { startPaymentWorkflow } from '../src/payments/workflow-start';
@@ -26,19 +26,14 @@ export function createPaymentActivities(deps: ActivityDeps) {
   return {
     /** Writes one status change and its events in one transaction; a retry of an applied step is a no-op. */
     async applyTransition(req: TransitionRequest): Promise<string[]> {
-      const eventIds = await deps.db.withTransaction(async (tx) => {
+      const events = await deps.db.withTransaction(async (tx) => {
         const row = await applyPaymentTransition(tx, req);
         if (!row) return [];
         const snapshot = paymentSnapshot(row, deps.config.publicBaseUrl);
-        const ids: string[] = [];
-        for (const type of req.events) {
-          const event = await insertEvent(tx, { accountId: row.account_id, livemode: row.livemode, type, object: snapshot });
-          ids.push(event.id);
-        }
-        return ids;
+        return insertEvents(tx, { accountId: row.account_id, livemode: row.livemode, types: req.events, object: snapshot });
       });
-      await dispatchCommitted(eventIds);
-      return eventIds;
+      await dispatchCommitted(undispatchedIds(events));
+      return events.map((e) => e.id);
     },
 
     /** Calls the processor. Declines are results, not errors; an outage is retryable. */
@@ -97,7 +92,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
           [payout.id, result.status, result.status === 'failed' ? result.code : null],
         );
         const p = updated.rows[0];
-        if (!p) return { status: result.status, eventId: null };
+        if (!p) return { status: result.status, events: [] };
         await tx.query('UPDATE payments SET payout_status = $2 WHERE id = $1', [payment.id, result.status]);
         const event = await insertEvent(tx, {
           accountId: payment.account_id,
@@ -119,9 +114,9 @@ export function createPaymentActivities(deps: ActivityDeps) {
             arrived_at: p.arrived_at ? Math.floor(p.arrived_at.getTime() / 1000) : null,
           },
         });
-        return { status: result.status, eventId: event.id };
+        return { status: result.status, events: [event] };
       });
-      if (outcome.eventId) await dispatchCommitted([outcome.eventId]);
+      await dispatchCommitted(undispatchedIds(outcome.events));
       return outcome.status;
     },
 
@@ -132,7 +127,9 @@ export function createPaymentActivities(deps: ActivityDeps) {
          ORDER BY id LIMIT 500`,
         [olderThanSeconds],
       );
-      for (const row of rows) await startPaymentWorkflow(deps, row);
+      const marks: Array<Promise<void>> = [];
+      for (const row of rows) marks.push((await startPaymentWorkflow(deps, row)).marked);
+      await Promise.all(marks);
       return rows.length;
     },
   };

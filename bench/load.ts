@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
+import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import autocannon from 'autocannon';
 import type { Client } from '@temporalio/client';
 import { sleep } from './stack';
 
@@ -23,8 +23,6 @@ export interface StepResult {
   backlog_slope_per_s: number;
   /** Set when the step was stopped early because the backlog passed its limit (see sampleBacklog). */
   aborted_after_s?: number;
-  /** Seconds the worker needed after the step to bring the backlog back to (near) zero; null if it did not within the wait. */
-  drain_s: number | null;
   sustained: boolean;
   /** Why the step does not count as sustained. */
   failed: string[];
@@ -114,40 +112,35 @@ export interface HttpLoad {
   idempotencyKey?: boolean;
 }
 
-/** A fixed request rate with autocannon; enough connections that up to ~250 ms of latency does not cap the rate. */
+/**
+ * HTTP requests at a fixed rate, paced exactly like the bare Temporal starts (rateLoop: evenly
+ * spaced, open loop), over keep-alive connections of Node's own HTTP client. Not autocannon's
+ * fixed-rate mode, for two reasons measured here (see bench/README.md): it sends each connection's
+ * quota for the second back to back when a 1 s tick fires, so the load arrives in one burst a second;
+ * and its coordinated-omission correction assumes a 1 ms interval between requests
+ * (`Math.ceil(1 / rate)`), adding a synthetic sample for every millisecond of every response, which
+ * weights the reported percentiles by latency.
+ */
 export async function httpStep(load: HttpLoad, rate: number, seconds: number, signal?: AbortSignal) {
-  const connections = Math.min(250, Math.max(10, Math.ceil(rate / 4)));
-  // autocannon's return value is both the result promise and the instance that can be stopped.
-  const run = autocannon({
-    url: load.url,
-    method: load.method,
-    headers: load.headers,
-    body: load.body,
-    connections,
-    overallRate: rate,
-    duration: seconds,
-    timeout: 10,
-    requests: load.idempotencyKey
-      ? [{ setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': crypto.randomUUID() } }) }]
-      : undefined,
-  }) as unknown as Promise<autocannon.Result> & { stop(): void };
-  const stop = () => run.stop();
-  signal?.addEventListener('abort', stop);
-  let result: autocannon.Result;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  const url = new URL(load.url);
+  const call = () =>
+    new Promise<void>((resolve, reject) => {
+      const headers = load.idempotencyKey ? { ...load.headers, 'idempotency-key': crypto.randomUUID() } : load.headers;
+      const req = http.request({ agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: load.method, headers }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode! >= 200 && res.statusCode! < 300 ? resolve() : reject(new Error(`${load.method} ${url.pathname} answered ${res.statusCode}`))));
+        res.on('error', reject);
+      });
+      req.setTimeout(10_000, () => req.destroy(new Error('no answer within 10 s')));
+      req.on('error', reject);
+      req.end(load.body);
+    });
   try {
-    result = await run;
+    return await rateLoop(rate, seconds, call, signal);
   } finally {
-    signal?.removeEventListener('abort', stop);
+    agent.destroy();
   }
-  return {
-    requests: result.requests.total,
-    seconds: round(result.duration),
-    achieved_rps: round(result.requests.total / result.duration),
-    p50_ms: result.latency.p50,
-    p99_ms: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
-    statusCodes: result.statusCodeStats as unknown as Record<string, { count: number }>,
-  };
 }
 
 /** Calls fn at a fixed rate for the given seconds (open loop: a slow call does not delay the next). */
@@ -163,8 +156,9 @@ export async function rateLoop(rate: number, seconds: number, fn: () => Promise<
     if (elapsed >= seconds || signal?.aborted) break;
     const due = Math.floor(elapsed * rate) - sent;
     for (let i = 0; i < due; i++) {
+      // Latency counts from when the call was due, so a lagging generator is charged, never hidden.
+      const t = started + (sent * 1000) / rate;
       sent++;
-      const t = performance.now();
       const p: Promise<void> = fn().then(
         () => void latencies.push(performance.now() - t),
         (err) => {

@@ -6,7 +6,7 @@ import { insertEvent } from '../src/domain/events';
 import { leaseSize, takeTokens } from '../src/http/middleware/rate-limit';
 import { dispatchEvents } from '../src/webhooks/dispatch';
 import { freePort } from '../test/support/ports';
-import { httpStep, judge, percentile, rateLoop, round, sampleBacklog, waitForDrain, type StepResult } from './load';
+import { httpStep, judge, percentile, rateLoop, round, sampleBacklog, type StepResult } from './load';
 import { benchAccount, sleep, type BenchStack } from './stack';
 
 export interface Settings {
@@ -47,10 +47,12 @@ export interface LadderResult {
  * Finds the highest rate held for stepSeconds, in two phases so the 5-minute budget stretches:
  * 1. probe: short steps (probeSeconds) up the ladder until one is not held;
  * 2. confirm: full steps (stepSeconds), from the highest probe that held downwards, until one holds.
- * Only a confirmed step counts as sustained. Each step is watched by a backlog sampler (a step whose
- * backlog runs away is stopped early), and the worker gets up to drainSeconds to empty the task
- * queue before the next step, so one step's leftovers do not count against the next.
- * With probeSeconds ≥ stepSeconds the probes are the full steps and there is no second phase.
+ * Only a confirmed step counts as sustained. With probeSeconds ≥ stepSeconds (the default) there is
+ * no second phase: probes did not predict confirmations here, because the dev server slows down as
+ * workflows pile up within a step. The ladder starts on a fresh dev server (see restartTemporal), so
+ * neither ladder inherits the other's open workflows, and a failed step's server is replaced, so its
+ * backlog is not carried into the next step. Each step is watched by a backlog sampler: a step whose
+ * backlog runs away is stopped early.
  */
 async function ladder(
   stack: BenchStack,
@@ -70,33 +72,34 @@ async function ladder(
   }
   const unloaded_p50_ms = round(percentile(serial, 50));
   log(`  one at a time: p50 ${unloaded_p50_ms} ms`);
-  if (s.warmupSeconds > 0) {
-    await measure(rates[0], s.warmupSeconds);
-    await waitForDrain(stack.client, stack.taskQueue, s.drainSeconds);
-  }
+  if (s.warmupSeconds > 0) await measure(rates[0], s.warmupSeconds);
   const steps: StepResult[] = [];
+  let restartSeconds = 10;
+  let fresh = false;
   const runStep = async (rate: number, seconds: number, phase: 'probe' | 'confirm') => {
+    if (!fresh) {
+      const t = performance.now();
+      await stack.restartTemporal();
+      restartSeconds = (performance.now() - t) / 1000;
+    }
     // A held step never comes near this (its backlog stays within a second of arrivals).
     const sampler = sampleBacklog(stack.client, stack.taskQueue, Math.max(200, rate * 3));
     const m = await measure(rate, seconds, sampler.signal);
     const backlog = await sampler.stop();
-    let drain_s = await waitForDrain(stack.client, stack.taskQueue, s.drainSeconds);
-    const base = { target_rps: rate, ...pick(m), ...backlog, drain_s };
+    const base = { target_rps: rate, ...pick(m), ...backlog };
     const step: StepResult = { phase, ...base, ...judge(base) };
     steps.push(step);
+    // A held step leaves a server in the state the next rung should build on; a failed one does not.
+    fresh = step.sustained;
     log(`  ${phase} ${rate}/s for ${step.seconds} s: ${step.achieved_rps}/s p50 ${step.p50_ms} ms p99 ${step.p99_ms} ms errors ${step.errors} backlog ${step.backlog_start}→${step.backlog_end} (max ${step.backlog_max})${step.sustained ? '' : ` ✗ ${step.failed.join('; ')}`}`);
-    if (drain_s === null) {
-      drain_s = await waitForDrain(stack.client, stack.taskQueue, Math.max(1, Math.min(60, budget.left() - reserveSeconds)));
-      log(`  backlog drained ${drain_s === null ? 'not yet' : `after ${drain_s} s more`}`);
-    }
     return step;
   };
-  const fits = (seconds: number) => budget.left() - reserveSeconds >= seconds + 5;
+  const fits = (seconds: number) => budget.left() - reserveSeconds >= seconds + restartSeconds + 3;
 
   const probeSeconds = Math.min(s.probeSeconds, s.stepSeconds);
   const confirmPhase = probeSeconds < s.stepSeconds;
-  // Leave room for a confirming step after the probes (a second one runs if the budget allows).
-  const probeReserve = confirmPhase ? s.stepSeconds + 5 : 0;
+  // Leave room for a confirming step after the probes.
+  const probeReserve = confirmPhase ? s.stepSeconds + restartSeconds : 0;
   const probesHeld: number[] = [];
   let stopped = 'every rate held';
   for (const rate of rates) {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { loadConfigOrExit, type Config } from './config';
 import { migrate } from './db/migrate';
 import { createDb } from './db/pool';
+import { flushWorkflowStartedMarks } from './domain/payments';
 import { ApiKeyCache } from './http/api-key-cache';
 import { createApp, type AppOptions } from './http/app';
 import type { AppServices } from './http/context';
@@ -39,6 +40,7 @@ export async function startApi(config: Config, options: AppOptions = {}): Promis
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await flushWorkflowStartedMarks(services.db.pool);
       await services.temporal.connection.close();
       await services.apiKeys.close();
       await services.db.close();

@@ -34,10 +34,14 @@ export function isUuid(value: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value) && uuidValidate(value);
 }
 
+/** Unix milliseconds: the timestamp embedded in a UUIDv7. */
+export function uuidV7Millis(uuid: string): number {
+  return parseInt(uuid.replace(/-/g, '').slice(0, 12), 16);
+}
+
 /** Unix seconds from the timestamp embedded in a UUIDv7. */
 export function uuidV7Seconds(uuid: string): number {
-  const ms = parseInt(uuid.replace(/-/g, '').slice(0, 12), 16);
-  return Math.floor(ms / 1000);
+  return Math.floor(uuidV7Millis(uuid) / 1000);
 }
 
 /** The smallest and largest UUIDv7 of a given Unix second, for range scans over time-ordered ids. */

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool';
-import { newUuid, publicId, uuidV7Seconds } from '../ids';
+import { newUuid, publicId, uuidV7Millis, uuidV7Seconds } from '../ids';
+import { endpointMatchesSql } from '../webhooks/repository';
 
 /** The 8 event types (decisions §4). */
 export const EVENT_TYPES = [
@@ -21,6 +22,8 @@ export interface EventRow {
   type: EventType;
   data: { object: Record<string, unknown> };
   created_at: Date;
+  /** Set once deliveries to every matching endpoint have started (or at insert, when none matches). */
+  dispatched_at: Date | null;
 }
 
 /** The Event object of spec 2.3, exactly as the API returns it and webhooks deliver it. */
@@ -37,19 +40,42 @@ export function serializeEvent(e: EventRow) {
 export type EventObject = ReturnType<typeof serializeEvent>;
 
 /**
- * Inserts an event. Call it inside the transaction of the change it reports, so that there is
- * never a change without its event nor an event without its change. `created` comes from the
- * UUIDv7 id, so time filters are id-range scans.
+ * Inserts events that report one change, all with the same object, in one statement. Call it inside
+ * the transaction of that change, so that there is never a change without its events nor an event
+ * without its change. `created` comes from the UUIDv7 id, so time filters are id-range scans.
+ *
+ * The same statement decides whether any endpoint wants each event: one that none does is stored
+ * already dispatched, so the common case needs no work after commit (`undispatchedIds` is empty and
+ * dispatchEvents does nothing). The rule is the one dispatchEvents and the sweep use. An endpoint
+ * registered while this transaction is open is not seen; it receives the events created after it.
  */
+export async function insertEvents(
+  tx: Queryable,
+  input: { accountId: string; livemode: boolean; types: readonly EventType[]; object: Record<string, unknown> },
+): Promise<EventRow[]> {
+  const ids = input.types.map(() => newUuid());
+  const { rows } = await tx.query<EventRow>(
+    `INSERT INTO events (id, account_id, livemode, type, data, created_at, dispatched_at)
+     SELECT e.id, $1, $2, e.type, $3, e.created_at,
+            CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints w WHERE ${endpointMatchesSql('w', { account: '$1', livemode: '$2', type: 'e.type', createdAt: 'e.created_at' })})
+                 THEN NULL ELSE now() END
+       FROM (SELECT id, type, to_timestamp(ms / 1000) AS created_at
+               FROM unnest($4::uuid[], $5::text[], $6::double precision[]) AS u (id, type, ms)) e
+     RETURNING *`,
+    [input.accountId, input.livemode, { object: input.object }, ids, input.types, ids.map(uuidV7Millis)],
+  );
+  return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
 export async function insertEvent(
   tx: Queryable,
   input: { accountId: string; livemode: boolean; type: EventType; object: Record<string, unknown> },
 ): Promise<EventRow> {
-  const id = newUuid();
-  const { rows } = await tx.query(
-    `INSERT INTO events (id, account_id, livemode, type, data, created_at)
-     VALUES ($1, $2, $3, $4, $5, to_timestamp($6::double precision / 1000)) RETURNING *`,
-    [id, input.accountId, input.livemode, input.type, { object: input.object }, parseInt(id.replace(/-/g, '').slice(0, 12), 16)],
-  );
-  return rows[0];
+  const [event] = await insertEvents(tx, { accountId: input.accountId, livemode: input.livemode, types: [input.type], object: input.object });
+  return event;
+}
+
+/** The events dispatchEvents still has to hand to endpoints after commit. */
+export function undispatchedIds(events: EventRow[]): string[] {
+  return events.filter((e) => e.dispatched_at === null).map((e) => e.id);
 }

@@ -1,3 +1,4 @@
+import { CoalescedMarks } from '../db/coalesced-marks';
 import type { Queryable } from '../db/pool';
 import { newUuid, publicId } from '../ids';
 import type { PaymentMethodType, PaymentPatch, PaymentStatus } from '../temporal/contract';
@@ -137,9 +138,27 @@ export async function listPayments(
   return { rows: rows.slice(0, opts.limit), hasMore: rows.length > opts.limit };
 }
 
-export async function markWorkflowStarted(db: Queryable, id: string): Promise<void> {
-  await db.query('UPDATE payments SET workflow_started_at = now() WHERE id = $1 AND workflow_started_at IS NULL', [id]);
+/**
+ * Records that a payment's workflow was started, so the sweep leaves it alone. Coalesced: one UPDATE
+ * per window for every payment started in it, instead of a commit per payment (see CoalescedMarks; a
+ * lost mark only makes the sweep retry a start that is then refused as a duplicate).
+ */
+export function markWorkflowStarted(db: Queryable, id: string): Promise<void> {
+  let marks = workflowStartedMarks.get(db);
+  if (!marks) {
+    marks = new CoalescedMarks(db, 'UPDATE payments SET workflow_started_at = now() WHERE id = ANY ($1::uuid[]) AND workflow_started_at IS NULL', MARK_WINDOW_MS);
+    workflowStartedMarks.set(db, marks);
+  }
+  return marks.mark(id);
 }
+
+/** Writes the marks still waiting for their window (at shutdown). */
+export async function flushWorkflowStartedMarks(db: Queryable): Promise<void> {
+  await workflowStartedMarks.get(db)?.flush();
+}
+
+const MARK_WINDOW_MS = 200;
+const workflowStartedMarks = new WeakMap<Queryable, CoalescedMarks>();
 
 const PATCHABLE = ['payment_method', 'last_payment_error', 'next_action', 'payout_status', 'cancellation_reason'] as const;
 

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { QueryResult } from 'pg';
 import type { Queryable } from '../db/pool';
 import type { AppContext } from './context';
 import { ApiError, errorBody, errors } from './errors';
@@ -100,8 +101,10 @@ export async function runIdempotent(
   requestId: string,
   run: () => Promise<HandlerResult>,
 ): Promise<IdempotentOutcome> {
-  const { rows: lock } = await tx.query('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [advisoryLockKey(req).toString()]);
-  if (!lock[0].locked) throw errors.idempotencyKeyInUse();
+  // One round trip for the lock and for the savepoint the handler's writes roll back to: a
+  // simple-protocol query of two statements, so the key is inlined (a bigint we computed, never input).
+  const claimed = (await tx.query(`SELECT pg_try_advisory_xact_lock(${advisoryLockKey(req)}::bigint) AS locked; SAVEPOINT idempotent_handler`)) as unknown as QueryResult[];
+  if (!claimed[0].rows[0].locked) throw errors.idempotencyKeyInUse();
 
   // Read committed: this statement's snapshot is taken after the lock was granted, so it sees the
   // response of a request that held the lock before us (its commit happens before its lock is released).
@@ -115,7 +118,6 @@ export async function runIdempotent(
     return { status: rows[0].response_status, body: rows[0].response_body, replayed: true };
   }
 
-  await tx.query('SAVEPOINT idempotent_handler');
   let outcome: IdempotentOutcome;
   try {
     const result = await run();

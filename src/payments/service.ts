@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Queryable } from '../db/pool';
-import { insertEvent } from '../domain/events';
+import { insertEvents, undispatchedIds } from '../domain/events';
 import { getPaymentById, insertPayment, paymentSnapshot, type NewPayment, type PaymentRow } from '../domain/payments';
 import { ApiError, errors } from '../http/errors';
 import type { AppServices } from '../http/context';
@@ -35,14 +35,14 @@ export async function createPayment(
 ): Promise<PaymentRow> {
   const row = await insertPayment(tx, input);
   const snapshot = paymentSnapshot(row, services.config.publicBaseUrl);
-  const eventIds: string[] = [];
-  for (const type of ['payment.created', 'payment.requires_action'] as const) {
-    eventIds.push((await insertEvent(tx, { accountId: row.account_id, livemode: row.livemode, type, object: snapshot })).id);
-  }
+  const events = await insertEvents(tx, { accountId: row.account_id, livemode: row.livemode, types: ['payment.created', 'payment.requires_action'], object: snapshot });
   // If this process dies before these run, the maintenance sweeps start the workflow
   // (workflow_started_at IS NULL) and the deliveries (dispatched_at IS NULL).
-  afterCommit(() => startPaymentWorkflow(services, row));
-  afterCommit(() => dispatchEvents(dispatchDeps(services), eventIds));
+  // The answer waits for the start (the checkout signals the workflow), not for its mark.
+  afterCommit(async () => {
+    await startPaymentWorkflow(services, row);
+  });
+  afterCommit(() => dispatchEvents(dispatchDeps(services), undispatchedIds(events)));
   return row;
 }
 

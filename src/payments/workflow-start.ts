@@ -30,11 +30,12 @@ export function paymentWorkflowInput(row: PaymentRow, config: Config): PaymentWo
 /**
  * Starts payment-pmt_<uuid>. The id can be used once only (REJECT_DUPLICATE), so the API,
  * a retry and the sweep may all try: one start wins and the others are a normal no-op.
+ * Resolves once the workflow exists; `marked` resolves once workflow_started_at is written.
  */
 export async function startPaymentWorkflow(
   deps: { temporal: Client; config: Config; db: Db | { pool: Queryable } },
   row: PaymentRow,
-): Promise<void> {
+): Promise<{ marked: Promise<void> }> {
   try {
     await deps.temporal.workflow.start('paymentWorkflow', {
       workflowId: paymentWorkflowId(row.id),
@@ -54,5 +55,5 @@ export async function startPaymentWorkflow(
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  await markWorkflowStarted(deps.db.pool, row.id);
+  return { marked: markWorkflowStarted(deps.db.pool, row.id) };
 }

@@ -74,7 +74,8 @@ export function dispatchDeps(deps: { db: Db; temporal: Client; config: Config })
 
 /**
  * Starts the delivery workflow of every (event, matching endpoint) pair, then marks the events
- * dispatched. Call it after the transaction that wrote the events has committed. Safe to call
+ * dispatched. Call it after the transaction that wrote the events has committed, with the events
+ * insertEvents left undispatched (`undispatchedIds`: none, unless an endpoint wants them). Safe to call
  * twice or concurrently: workflow ids are per pair and refuse a second start. If it fails half
  * way, dispatched_at stays NULL and the maintenance sweep calls it again.
  */

@@ -141,7 +141,7 @@ export async function activeSecrets(db: Queryable, endpointId: string, at: Date)
  * to the type, and registered before the event happened (a sweep must not send a new endpoint the
  * backlog; a replay passes NULL as the time and may target any current endpoint).
  */
-function endpointMatchesSql(endpoint: string, event: { account: string; livemode: string; type: string; createdAt: string }): string {
+export function endpointMatchesSql(endpoint: string, event: { account: string; livemode: string; type: string; createdAt: string }): string {
   return `${endpoint}.account_id = ${event.account} AND ${endpoint}.livemode = ${event.livemode}
     AND ${endpoint}.deleted_at IS NULL AND NOT ${endpoint}.disabled
     AND ('*' = ANY (${endpoint}.enabled_events) OR ${event.type} = ANY (${endpoint}.enabled_events))
