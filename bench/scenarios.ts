@@ -6,7 +6,7 @@ import { insertEvent } from '../src/domain/events';
 import { leaseSize, takeTokens } from '../src/http/middleware/rate-limit';
 import { dispatchEvents } from '../src/webhooks/dispatch';
 import { freePort } from '../test/support/ports';
-import { httpStep, judge, percentile, rateLoop, round, sampleBacklog, type StepResult } from './load';
+import { autocannonStep, pacedHttpStep, judge, percentile, rateLoop, round, sampleBacklog, type StepResult } from './load';
 import { benchAccount, sleep, type BenchStack } from './stack';
 
 export interface Settings {
@@ -178,7 +178,7 @@ export async function createPaymentScenario(stack: BenchStack, s: Settings, budg
     const res = await fetch(load.url, { method: 'POST', headers: { ...load.headers, 'idempotency-key': crypto.randomUUID() }, body: load.body });
     if (!res.ok) throw new Error(`POST /v1/payments answered ${res.status}: ${await res.text()}`);
   };
-  return ladder(stack, s, budget, reserve, s.paymentRates, (rate, seconds, signal) => httpStep(load, rate, seconds, signal), single, log);
+  return ladder(stack, s, budget, reserve, s.paymentRates, (rate, seconds, signal) => pacedHttpStep(load, rate, seconds, signal), single, log);
 }
 
 /**
@@ -277,8 +277,8 @@ export async function listEventsScenario(stack: BenchStack, s: Settings, log: (l
   const seed_s = await seedEvents(stack.db, accountId, s.eventCount);
   log(`  seeded ${s.eventCount} events in ${seed_s} s`);
   const load = { url, method: 'GET' as const, headers: { authorization: `Bearer ${secret}` } };
-  await httpStep(load, Math.min(200, s.eventsRps), Math.max(1, s.warmupSeconds));
-  const m = await httpStep(load, s.eventsRps, s.eventsSeconds);
+  await autocannonStep(load, Math.min(200, s.eventsRps), Math.max(1, s.warmupSeconds));
+  const m = await autocannonStep(load, s.eventsRps, s.eventsSeconds);
   log(`  ${s.eventsRps}/s: ${m.achieved_rps}/s p50 ${m.p50_ms} ms p99 ${m.p99_ms} ms errors ${m.errors}`);
   return { events_in_table: s.eventCount, seed_seconds: seed_s, target_rps: s.eventsRps, seconds: m.seconds, rps: m.achieved_rps, p50_ms: m.p50_ms, p99_ms: m.p99_ms, errors: m.errors };
 }
