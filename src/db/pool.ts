@@ -38,7 +38,11 @@ function statementName(text: string): string {
 export interface Db {
   pool: pg.Pool;
   query<R extends pg.QueryResultRow = any>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
-  withTransaction<T>(fn: (tx: pg.PoolClient) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn in a transaction. `opening`: parameterless statements sent in the same round trip as
+   * BEGIN (a simple-protocol query); fn receives their results.
+   */
+  withTransaction<T>(fn: (tx: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>, opening?: string): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -49,15 +53,15 @@ export function createDb(databaseUrl: string, max = 20): Db {
   return {
     pool,
     query: (sql, params) => pool.query(sql, params as any[]),
-    async withTransaction(fn) {
+    async withTransaction(fn, opening) {
       const client = await pool.connect();
       // pg-pool unhooks its error listener while a client is checked out: without ours, a database
       // that goes away mid-transaction would crash the process instead of failing the query.
       const onError = () => undefined;
       client.on('error', onError);
       try {
-        await client.query('BEGIN');
-        const result = await fn(client);
+        const begun = await client.query(opening ? `BEGIN; ${opening}` : 'BEGIN');
+        const result = await fn(client, opening ? (begun as unknown as pg.QueryResult[]).slice(1) : []);
         await client.query('COMMIT');
         return result;
       } catch (err) {

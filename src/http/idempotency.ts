@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { QueryResult } from 'pg';
+import { escapeLiteral, type QueryResult } from 'pg';
 import type { Queryable } from '../db/pool';
 import type { AppContext } from './context';
 import { ApiError, errorBody, errors } from './errors';
@@ -89,8 +89,25 @@ export function advisoryLockKey(req: Pick<IdempotentRequest, 'accountId' | 'live
 }
 
 /**
+ * The claim, as one simple-protocol query of three statements so that it costs one round trip (and
+ * none more when sent with BEGIN, see runHandler): the lock, the savepoint the handler's writes roll
+ * back to, and the lookup of a stored response. The values are inlined, escaped by pg (the key is
+ * client input). Read committed gives each statement of the query its own snapshot, so the lookup's
+ * is taken after the lock was granted: it sees the response of a request that held the lock before
+ * us, whose commit happens before its lock is released.
+ */
+export function claimStatements(req: IdempotentRequest): string {
+  return `SELECT pg_try_advisory_xact_lock(${advisoryLockKey(req)}::bigint) AS locked;
+    SAVEPOINT idempotent_handler;
+    SELECT request_fingerprint, response_status, response_body FROM idempotency_keys
+     WHERE account_id = ${escapeLiteral(req.accountId)} AND livemode = ${req.livemode} AND key = ${escapeLiteral(req.key)}
+       AND created_at > now() - make_interval(hours => ${RETENTION_HOURS})`;
+}
+
+/**
  * Runs `run` at most once per key. Must be called inside the transaction that wraps the handler:
- * the lock, the lookup, the handler's writes and the stored response share it.
+ * the lock, the lookup, the handler's writes and the stored response share it. `claimed` is the
+ * result of claimStatements when the caller already sent it (with BEGIN).
  * A client error (ApiError below 500) thrown by the handler is stored and returned in `error`, with
  * the handler's writes undone by a savepoint; anything else is rethrown, so the caller rolls back
  * and nothing is stored (a retry runs again).
@@ -100,22 +117,14 @@ export async function runIdempotent(
   req: IdempotentRequest,
   requestId: string,
   run: () => Promise<HandlerResult>,
+  claimed?: QueryResult[],
 ): Promise<IdempotentOutcome> {
-  // One round trip for the lock and for the savepoint the handler's writes roll back to: a
-  // simple-protocol query of two statements, so the key is inlined (a bigint we computed, never input).
-  const claimed = (await tx.query(`SELECT pg_try_advisory_xact_lock(${advisoryLockKey(req)}::bigint) AS locked; SAVEPOINT idempotent_handler`)) as unknown as QueryResult[];
-  if (!claimed[0].rows[0].locked) throw errors.idempotencyKeyInUse();
-
-  // Read committed: this statement's snapshot is taken after the lock was granted, so it sees the
-  // response of a request that held the lock before us (its commit happens before its lock is released).
-  const { rows } = await tx.query<{ request_fingerprint: string; response_status: number; response_body: unknown }>(
-    `SELECT request_fingerprint, response_status, response_body FROM idempotency_keys
-      WHERE account_id = $1 AND livemode = $2 AND key = $3 AND created_at > now() - make_interval(hours => $4)`,
-    [req.accountId, req.livemode, req.key, RETENTION_HOURS],
-  );
-  if (rows[0]) {
-    if (rows[0].request_fingerprint !== req.fingerprint) throw errors.idempotencyKeyReused();
-    return { status: rows[0].response_status, body: rows[0].response_body, replayed: true };
+  const [lock, , stored] = claimed ?? ((await tx.query(claimStatements(req))) as unknown as QueryResult[]);
+  if (!lock.rows[0].locked) throw errors.idempotencyKeyInUse();
+  const previous = stored.rows[0] as { request_fingerprint: string; response_status: number; response_body: unknown } | undefined;
+  if (previous) {
+    if (previous.request_fingerprint !== req.fingerprint) throw errors.idempotencyKeyReused();
+    return { status: previous.response_status, body: previous.response_body, replayed: true };
   }
 
   let outcome: IdempotentOutcome;

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool';
 import type { AppContext, AppServices } from './context';
-import { REPLAYED_HEADER, runIdempotent, type IdempotentRequest } from './idempotency';
+import { claimStatements, REPLAYED_HEADER, runIdempotent, type IdempotentRequest } from './idempotency';
 import type { HandlerResult } from './route';
 
 type Run = (db: Queryable, afterCommit: (fn: () => Promise<void>) => void) => Promise<HandlerResult>;
@@ -23,11 +23,15 @@ export async function runHandler(
 ): Promise<HandlerResult> {
   if (method === 'get') return run(services.db.pool, () => undefined);
   const after: Array<() => Promise<void>> = [];
-  const outcome = await services.db.withTransaction(async (tx) => {
-    const handler = () => run(tx, (fn) => after.push(fn));
-    if (!idempotency) return { ...(await handler()), replayed: false, error: undefined };
-    return runIdempotent(tx, idempotency, ctx.state.requestId, handler);
-  });
+  // With a key, the claim goes in BEGIN's round trip.
+  const outcome = await services.db.withTransaction(
+    async (tx, claimed) => {
+      const handler = () => run(tx, (fn) => after.push(fn));
+      if (!idempotency) return { ...(await handler()), replayed: false, error: undefined };
+      return runIdempotent(tx, idempotency, ctx.state.requestId, handler, claimed);
+    },
+    idempotency && claimStatements(idempotency),
+  );
   if (outcome.replayed) {
     ctx.set(REPLAYED_HEADER, 'true');
     return { status: outcome.status, body: outcome.body };
