@@ -1,5 +1,5 @@
 import type { RunningApi } from '../../src/api';
-import { insertEvent, type EventType } from '../../src/domain/events';
+import { insertEvent, insertEvents, undispatchedIds, type EventType } from '../../src/domain/events';
 import { newUuid, publicId } from '../../src/ids';
 import { SA } from '../../src/temporal/search-attributes';
 import { webhookDeliveryWorkflowId } from '../../src/temporal/webhooks';
@@ -42,6 +42,29 @@ async function register(m: TestMerchant, url: string, enabled_events: string[] =
   expect(res.status).toBe(200);
   return res.body as { id: string; secret: string; url: string };
 }
+
+describe('which events need dispatching after commit (insertEvents)', () => {
+  const insert = (m: TestMerchant, types: EventType[], livemode = false) =>
+    testDb().withTransaction((tx) => insertEvents(tx, { accountId: m.accountId, livemode, types, object: { id: newUuid(), amount: 500, currency: 'eur' } }));
+
+  it('stores events that no endpoint wants as already dispatched, in id order', async () => {
+    const m = await createMerchant();
+    const events = await insert(m, ['payment.created', 'payment.requires_action']);
+    expect(events.map((e) => e.type)).toEqual(['payment.created', 'payment.requires_action']);
+    expect(events[0].id < events[1].id).toBe(true);
+    expect(events.every((e) => e.dispatched_at !== null)).toBe(true);
+    expect(undispatchedIds(events)).toEqual([]);
+  });
+
+  it('leaves for dispatchEvents exactly the events a live endpoint of the same mode subscribes to', async () => {
+    const m = await createMerchant({ verified: true });
+    await register(m, 'https://hooks.example.com/only-succeeded', ['payment.succeeded']);
+    const events = await insert(m, ['payment.created', 'payment.succeeded']);
+    expect(undispatchedIds(events)).toEqual([events[1].id]);
+    // The endpoint is a sandbox one: the same events in live mode are nobody's.
+    expect(undispatchedIds(await insert(m, ['payment.succeeded'], true))).toEqual([]);
+  });
+});
 
 describe('delivery through the real stack', () => {
   it('POSTs the Event object, signed, to the endpoint', async () => {
