@@ -151,7 +151,7 @@ export async function pacedHttpStep(load: HttpLoad, rate: number, seconds: numbe
  * autocannon's coordinated-omission correction assumes a 1 ms interval between requests
  * (`Math.ceil(1 / rate)`), which would add a synthetic sample for every millisecond of every response.
  */
-export async function autocannonStep(load: HttpLoad, rate: number, seconds: number, instances = Math.max(1, Math.min(50, Math.floor(rate / 20)))) {
+export async function autocannonStep(load: HttpLoad, rate: number, seconds: number, urls = [load.url], instances = Math.max(1, Math.min(50, Math.floor(rate / 20)))) {
   const latencies: number[] = [];
   let errors = 0;
   const runs = Array.from({ length: instances }, async (_, i) => {
@@ -159,7 +159,8 @@ export async function autocannonStep(load: HttpLoad, rate: number, seconds: numb
     const share = Math.floor(rate / instances) + (i < rate % instances ? 1 : 0);
     // The instance is both the result promise and an event emitter.
     const run = autocannon({
-      url: load.url,
+      // Several URLs (API processes): the instances take turns, so each gets an even share.
+      url: urls[i % urls.length],
       method: load.method,
       headers: load.headers,
       body: load.body,

@@ -141,7 +141,11 @@ function printTable(scenarios: Record<string, any>) {
   ladderRow('create_payment', scenarios.create_payment);
   ladderRow('temporal_start_baseline', scenarios.temporal_start_baseline);
   const le = scenarios.list_events;
-  if (le) rows.push(le.skipped ? ['list_events', `skipped: ${le.skipped}`, '', '', '', ''] : ['list_events', `rps ${le.rps} (target ${le.target_rps})`, String(le.p50_ms), String(le.p99_ms), String(le.errors), `${le.events_in_table} events`]);
+  if (le) rows.push(le.skipped ? ['list_events', `skipped: ${le.skipped}`, '', '', '', ''] : ['list_events', `rps ${le.rps} (target ${le.target_rps})`, String(le.p50_ms), String(le.p99_ms), String(le.errors), `${le.events_in_table} events, one API process`]);
+  if (le?.two_api_processes) {
+    const two = le.two_api_processes;
+    rows.push(['list_events', `rps ${two.rps} (target ${le.target_rps})`, String(two.p50_ms), String(two.p99_ms), String(two.errors), 'the same over two API processes']);
+  }
   const wh = scenarios.webhook_delivery;
   if (wh) rows.push(wh.skipped ? ['webhook_delivery', `skipped: ${wh.skipped}`, '', '', '', ''] : ['webhook_delivery', `deliveries_per_s ${wh.deliveries_per_s}`, String(wh.first_attempt_p50_ms), String(wh.first_attempt_p99_ms), String(wh.undelivered), `${wh.delivered}/${wh.events} delivered (events at ${wh.event_rps}/s)`]);
   const rl = scenarios.rate_limiter;

@@ -28,8 +28,8 @@ export interface BenchStack {
   taskQueue: string;
   db: Db;
   client: Client;
-  /** Environment shared by the API and worker processes. */
-  baseEnv: NodeJS.ProcessEnv;
+  /** Environment of the API process, for starting more of them. */
+  apiEnv: NodeJS.ProcessEnv;
   api: ApiProcess;
   worker: ChildProcess;
   /**
@@ -88,10 +88,8 @@ export async function startBenchStack(opts: { rateLimitPerSecond: number; log: (
       HOST: '127.0.0.1',
     };
     opts.log('starting the worker and the API…');
-    const [worker, api] = await Promise.all([
-      startWorkerProcess(baseEnv, path.join(tmp, 'worker.log')),
-      startApiProcess({ ...baseEnv, RATE_LIMIT_PER_SECOND: String(opts.rateLimitPerSecond) }, path.join(tmp, 'api.log')),
-    ]);
+    const apiEnv = { ...baseEnv, RATE_LIMIT_PER_SECOND: String(opts.rateLimitPerSecond) };
+    const [worker, api] = await Promise.all([startWorkerProcess(baseEnv, path.join(tmp, 'worker.log')), startApiProcess(apiEnv, path.join(tmp, 'api.log'))]);
     stoppers.push(() => stopChild(worker), api.stop);
     const db = createDb(pg.url, 10);
     stoppers.push(() => db.close());
@@ -103,7 +101,7 @@ export async function startBenchStack(opts: { rateLimitPerSecond: number; log: (
       temporal = await startTemporalDevServer({ port: temporalPort });
       await untilServing(api.url, client, taskQueue);
     };
-    return { tmp, pg, temporalAddress: temporal.address, taskQueue, db, client, baseEnv, api, worker, restartTemporal, stop: stopAll };
+    return { tmp, pg, temporalAddress: temporal.address, taskQueue, db, client, apiEnv, api, worker, restartTemporal, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;
