@@ -94,16 +94,6 @@ export async function workflowBacklog(client: Client, taskQueue: string): Promis
   return Number(res.stats?.approximateBacklogCount ?? 0);
 }
 
-/** Waits (up to maxSeconds) until the workflow backlog is back under a few tasks; returns the seconds taken or null. */
-export async function waitForDrain(client: Client, taskQueue: string, maxSeconds: number): Promise<number | null> {
-  const started = performance.now();
-  while ((performance.now() - started) / 1000 < maxSeconds) {
-    if ((await workflowBacklog(client, taskQueue).catch(() => Infinity)) <= 5) return round((performance.now() - started) / 1000);
-    await sleep(500);
-  }
-  return null;
-}
-
 export interface HttpLoad {
   url: string;
   method: 'GET' | 'POST';

@@ -93,7 +93,7 @@ async function main() {
       log(`create_payment (${rates.join(', ')}/s)`);
       scenarios.create_payment = await createPaymentScenario(stack, { ...settings, paymentRates: rates }, budget, fixed, log);
     }
-    // The scenarios below measure latency: none inherits a ladder's open workflows or backlog.
+    // webhook_delivery measures latency on a fresh dev server, not on one the ladders loaded.
     if (wanted('webhook_delivery')) await stack.restartTemporal();
     if (wanted('rate_limiter')) {
       log('rate_limiter');

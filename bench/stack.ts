@@ -35,8 +35,8 @@ export interface BenchStack {
   /**
    * Replaces the dev server with a fresh, empty one (same binary, flags and port) and waits until the
    * API and the worker are back on it. The dev server slows down as open workflows pile up (measured:
-   * 17.8 → 23.6 ms of its CPU per start after ~4,000 idle workflows), so each ladder step gets a fresh
-   * one: every rate, of either ladder, is then measured from the same state.
+   * 17.8 → 23.6 ms of its CPU per start after ~4,000 idle workflows), so each ladder starts on a fresh
+   * one, and so does the step after a failed one: neither ladder inherits the other's open workflows.
    */
   restartTemporal(): Promise<void>;
   stop(): Promise<void>;
